@@ -1,0 +1,104 @@
+/**
+ * YAML file → validated, defaults-merged GatewayConfig. Every problem is
+ * reported with its key path and, where the YAML parser knows it, its line.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { ConfigError } from './errors.js';
+import { builtinLimits, builtinPolicy, builtinServer, builtinTimeouts } from './defaults.js';
+import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig } from './schema.js';
+
+// ajv-formats' CommonJS default export is not typed as callable under NodeNext.
+const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+
+const ajv = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
+const validateFile = ajv.compile<ConfigFile>(ConfigFileSchema);
+
+export function loadConfigFile(path: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(`cannot read config file ${path}: ${code}`);
+  }
+  return parseConfig(text, path);
+}
+
+/** Parses and validates config text; `source` names it in messages. */
+export function parseConfig(text: string, source = 'config'): GatewayConfig {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((e) => {
+      const pos = e.linePos?.[0];
+      const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
+      return `${where}: YAML syntax: ${e.message.split('\n')[0]}`;
+    });
+    throw new ConfigError(problems.join('\n'), problems);
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (!validateFile(raw)) {
+    const problems = describeErrors(validateFile.errors ?? [], doc, lines, source);
+    throw new ConfigError(problems.join('\n'), problems);
+  }
+  return resolve(raw);
+}
+
+function resolve(file: ConfigFile): GatewayConfig {
+  const server = { ...builtinServer, ...file.server };
+  const defaults = file.defaults ?? {};
+  const remotes = new Map<string, RemoteConfig>();
+  for (const [name, remote] of Object.entries(file.remotes)) {
+    remotes.set(name, {
+      name,
+      url: new URL(remote.url),
+      allowPrivateNetwork: remote.allowPrivateNetwork ?? defaults.allowPrivateNetwork ?? builtinPolicy.allowPrivateNetwork,
+      keepRemoteErrorData: remote.keepRemoteErrorData ?? defaults.keepRemoteErrorData ?? builtinPolicy.keepRemoteErrorData,
+      timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
+      limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },
+    });
+  }
+  return { server, remotes };
+}
+
+function describeErrors(errors: readonly ErrorObject[], doc: Document, lines: LineCounter, source: string): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const e of errors) {
+    // Unions report once per branch; the first message per key is the useful one.
+    const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
+    let key = segments.join('.');
+    let what: string;
+    if (e.keyword === 'additionalProperties') {
+      const extra = String((e.params as { additionalProperty: string }).additionalProperty);
+      segments.push(extra);
+      key = segments.join('.');
+      what = e.instancePath === '/remotes' ? 'is not a valid remote name (letters, digits, "_" and "-", at most 63)' : 'unknown key';
+    } else if (e.keyword === 'required') {
+      const missing = String((e.params as { missingProperty: string }).missingProperty);
+      key = [...segments, missing].join('.');
+      what = 'is required';
+    } else if (e.keyword === 'anyOf' || e.keyword === 'const') {
+      if (e.keyword === 'const') continue;
+      what = 'must be one of the documented values';
+    } else {
+      what = e.message ?? 'is invalid';
+    }
+    const node = doc.getIn(segments, true);
+    const offset = isNode(node) && node.range ? node.range[0] : undefined;
+    const where = offset !== undefined ? `${source}:${lines.linePos(offset).line}` : source;
+    const line = `${where}: ${key || '(top level)'} ${what}`;
+    if (!seen.has(line)) {
+      seen.add(line);
+      problems.push(line);
+    }
+  }
+  return problems;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}

@@ -1,0 +1,108 @@
+/**
+ * The config file's shape, its bounds and its TypeScript types, from one
+ * source: TypeBox builds the JSON Schema that ajv validates and the static
+ * types the code uses. Built-in defaults live in ./defaults.ts.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+const ms = (max: number, description: string) =>
+  Type.Integer({ minimum: 1, maximum: max, description });
+const bytes = (min: number, max: number, description: string) =>
+  Type.Integer({ minimum: min, maximum: max, description });
+
+const HOUR = 3_600_000;
+
+export const TimeoutsSchema = Type.Object(
+  {
+    connectMs: ms(HOUR, 'TCP+TLS connect to the remote'),
+    headersMs: ms(HOUR, 'from request sent to response headers received'),
+    totalMs: ms(24 * HOUR, 'whole unary call, including reading the body'),
+    streamIdleMs: ms(24 * HOUR, 'a stream with no bytes at all for this long is ended'),
+    streamNoDataMs: ms(24 * HOUR, 'a stream with no data event for this long is ended, even if comments arrive'),
+    maxStreamMs: ms(7 * 24 * HOUR, 'total lifetime of one stream'),
+    keepAliveMs: ms(HOUR, 'interval of the gateway’s own SSE keep-alive comments'),
+  },
+  { additionalProperties: false },
+);
+
+export const LimitsSchema = Type.Object(
+  {
+    maxRequestBytes: bytes(64, 64 * MiB, 'caller request body'),
+    maxResponseBytes: bytes(64, 1 * GiB, 'decoded unary response body'),
+    maxErrorMessageBytes: bytes(16, 64 * KiB, 'error.message after sanitizing (UTF-8 bytes)'),
+    maxJsonDepth: Type.Integer({ minimum: 2, maximum: 1000, description: 'nesting depth of a remote JSON body' }),
+    maxEventBytes: bytes(64, 256 * MiB, 'one SSE event'),
+    maxStreamBytes: bytes(64, 64 * GiB, 'a whole SSE stream'),
+    maxStreamEvents: Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'events in one stream' }),
+  },
+  { additionalProperties: false },
+);
+
+/** What `defaults` may set and what each remote may override. */
+const PolicyProperties = {
+  allowPrivateNetwork: Type.Boolean({ description: 'allow the remote to resolve to loopback/private/link-local addresses' }),
+  keepRemoteErrorData: Type.Boolean({ description: 'pass a bounded array of @type objects from a remote error’s data' }),
+  timeouts: Type.Partial(TimeoutsSchema),
+  limits: Type.Partial(LimitsSchema),
+};
+
+export const DefaultsSchema = Type.Partial(Type.Object(PolicyProperties, { additionalProperties: false }), {
+  additionalProperties: false,
+});
+
+export const RemoteSchema = Type.Object(
+  {
+    url: Type.String({ format: 'uri', pattern: '^https?://', description: 'the remote’s A2A JSON-RPC URL' }),
+    ...Type.Partial(Type.Object(PolicyProperties)).properties,
+  },
+  { additionalProperties: false },
+);
+
+export const REMOTE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$';
+
+export const ServerSchema = Type.Object(
+  {
+    host: Type.String({ minLength: 1, description: 'address to listen on' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    logLevel: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    server: Type.Optional(Type.Partial(ServerSchema)),
+    defaults: Type.Optional(DefaultsSchema),
+    remotes: Type.Record(Type.String({ pattern: REMOTE_NAME_PATTERN }), RemoteSchema, {
+      additionalProperties: false,
+      minProperties: 1,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type Timeouts = Static<typeof TimeoutsSchema>;
+export type Limits = Static<typeof LimitsSchema>;
+export type ServerConfig = Static<typeof ServerSchema>;
+
+/** A remote after defaults are merged in: every policy key is present. */
+export interface RemoteConfig {
+  readonly name: string;
+  readonly url: URL;
+  readonly allowPrivateNetwork: boolean;
+  readonly keepRemoteErrorData: boolean;
+  readonly timeouts: Readonly<Timeouts>;
+  readonly limits: Readonly<Limits>;
+}
+
+export interface GatewayConfig {
+  readonly server: Readonly<ServerConfig>;
+  readonly remotes: ReadonlyMap<string, RemoteConfig>;
+}

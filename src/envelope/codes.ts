@@ -1,0 +1,114 @@
+/**
+ * The one catalogue of every error the gateway can put in front of a caller.
+ *
+ * Callers branch on `reason` (stable, documented in the README); `code` is the
+ * JSON-RPC code typed clients map to their own error classes; `message` is a
+ * fixed sentence that never contains remote bytes, OS error text or addresses.
+ */
+
+/** JSON-RPC 2.0 and A2A codes the gateway emits or keeps. */
+export const Code = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  TaskNotFound: -32001,
+  TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
+  UnsupportedOperation: -32004,
+  ContentTypeNotSupported: -32005,
+  InvalidAgentResponse: -32006,
+  ExtendedAgentCardNotConfigured: -32007,
+  ExtensionSupportRequired: -32008,
+  VersionNotSupported: -32009,
+} as const;
+
+/** Standard names, used as the message when a remote's typed error carries none. */
+export const standardMessages: Readonly<Record<number, string>> = {
+  [-32700]: 'Parse error',
+  [-32600]: 'Invalid Request',
+  [-32601]: 'Method not found',
+  [-32602]: 'Invalid params',
+  [-32603]: 'Internal error',
+  [-32001]: 'Task not found',
+  [-32002]: 'Task cannot be canceled',
+  [-32003]: 'Push Notification is not supported',
+  [-32004]: 'This operation is not supported',
+  [-32005]: 'Incompatible content types',
+  [-32006]: 'Invalid agent response',
+  [-32007]: 'Extended agent card not configured',
+  [-32008]: 'Extension support required',
+  [-32009]: 'Version not supported',
+};
+
+export interface GatewayErrorSpec {
+  readonly code: number;
+  readonly message: string;
+}
+
+/**
+ * Every `reason` the gateway can emit. Keys are the stable enum values callers
+ * see in `error.data[0].reason`.
+ */
+export const gatewayErrors = {
+  // --- the caller's request ---
+  PARSE_ERROR: { code: Code.ParseError, message: 'request body is not valid JSON' },
+  INVALID_REQUEST: { code: Code.InvalidRequest, message: 'request is not a JSON-RPC 2.0 request object' },
+  BATCH_NOT_SUPPORTED: { code: Code.InvalidRequest, message: 'JSON-RPC batches are not supported by A2A' },
+  REQUEST_TOO_LARGE: { code: Code.InvalidRequest, message: 'request body is larger than this gateway accepts' },
+  UNKNOWN_REMOTE: { code: Code.InvalidRequest, message: 'no remote with that name is configured on this gateway' },
+  INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
+  METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
+  UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
+
+  // --- what the remote sent (A2A's InvalidAgentResponse) ---
+  UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },
+  NON_JSON_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not JSON' },
+  EMPTY_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent an empty body' },
+  INVALID_UTF8: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not valid UTF-8' },
+  INVALID_JSON: { code: Code.InvalidAgentResponse, message: 'remote sent invalid JSON' },
+  JSON_TOO_DEEP: { code: Code.InvalidAgentResponse, message: 'remote sent JSON nested too deeply' },
+  UNSAFE_JSON: { code: Code.InvalidAgentResponse, message: 'remote sent JSON with forbidden keys (__proto__ or constructor.prototype)' },
+  INVALID_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent an invalid JSON-RPC response' },
+  RESPONSE_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote response is too large' },
+  TRUNCATED_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote response ended before it was complete' },
+  UNSUPPORTED_ENCODING: { code: Code.InvalidAgentResponse, message: 'remote used a content encoding the gateway does not decode' },
+  INVALID_RESULT: { code: Code.InvalidAgentResponse, message: 'remote sent a result that does not match the A2A schema' },
+
+  // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
+  INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },
+  EVENT_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is too large' },
+  STREAM_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the byte limit' },
+  STREAM_TOO_MANY_EVENTS: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the event limit' },
+  STREAM_IDLE: { code: Code.InternalError, message: 'remote stream sent nothing for too long' },
+  STREAM_NO_DATA: { code: Code.InternalError, message: 'remote stream sent no data event for too long' },
+  STREAM_TOO_LONG: { code: Code.InternalError, message: 'remote stream exceeded its maximum duration' },
+  STREAM_TRUNCATED: { code: Code.InvalidAgentResponse, message: 'remote closed the stream in the middle of an event' },
+  GATEWAY_SHUTDOWN: { code: Code.InternalError, message: 'gateway is shutting down' },
+
+  // --- transport (A2A defines none: -32603 is what typed clients map to a transport error) ---
+  UPSTREAM_TIMEOUT: { code: Code.InternalError, message: 'remote did not answer in time' },
+  UPSTREAM_CONNECT_TIMEOUT: { code: Code.InternalError, message: 'could not connect to the remote in time' },
+  UPSTREAM_REFUSED: { code: Code.InternalError, message: 'remote refused the connection' },
+  UPSTREAM_UNREACHABLE: { code: Code.InternalError, message: 'remote is unreachable' },
+  UPSTREAM_DNS_FAILURE: { code: Code.InternalError, message: 'remote host name could not be resolved' },
+  UPSTREAM_RESET: { code: Code.InternalError, message: 'connection to the remote was reset' },
+  UPSTREAM_TLS_ERROR: { code: Code.InternalError, message: 'TLS handshake with the remote failed' },
+  UPSTREAM_PROTOCOL_ERROR: { code: Code.InvalidAgentResponse, message: 'remote sent a malformed HTTP response' },
+  EGRESS_DENIED: { code: Code.InternalError, message: 'remote address is not allowed by the egress policy' },
+
+  // --- the gateway's own limits ---
+  OVERLOADED: { code: Code.InternalError, message: 'remote has too many calls in flight; try again later' },
+  RATE_LIMITED: { code: Code.InternalError, message: 'rate limit for this remote exceeded; try again later' },
+  CIRCUIT_OPEN: { code: Code.InternalError, message: 'remote is failing; calls are paused for a cooldown' },
+  GATEWAY_ERROR: { code: Code.InternalError, message: 'gateway internal error' },
+} as const satisfies Record<string, GatewayErrorSpec>;
+
+export type Reason = keyof typeof gatewayErrors;
+
+/** Reason carried in ErrorInfo when the remote itself sent a typed JSON-RPC error. */
+export const REMOTE_ERROR_REASON = 'REMOTE_ERROR';
+
+export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+export const ERROR_DOMAIN = 'a2a-egress';
