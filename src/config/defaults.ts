@@ -28,6 +28,8 @@ export const builtinLimits: Limits = {
 };
 
 export const builtinPolicy = {
+  maxConnections: 64,
+  forwardHeaders: [] as readonly string[],
   allowPrivateNetwork: false,
   keepRemoteErrorData: false,
 } as const;

@@ -7,8 +7,9 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { ConfigError } from './errors.js';
+import { A2A_METHODS } from '../a2a/methods.js';
 import { builtinLimits, builtinPolicy, builtinServer, builtinTimeouts } from './defaults.js';
-import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig } from './schema.js';
+import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig, type ResolvedTls } from './schema.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
@@ -57,11 +58,41 @@ function resolve(file: ConfigFile): GatewayConfig {
       url: new URL(remote.url),
       allowPrivateNetwork: remote.allowPrivateNetwork ?? defaults.allowPrivateNetwork ?? builtinPolicy.allowPrivateNetwork,
       keepRemoteErrorData: remote.keepRemoteErrorData ?? defaults.keepRemoteErrorData ?? builtinPolicy.keepRemoteErrorData,
+      maxConnections: remote.maxConnections ?? defaults.maxConnections ?? builtinPolicy.maxConnections,
+      forwardHeaders: remote.forwardHeaders ?? defaults.forwardHeaders ?? builtinPolicy.forwardHeaders,
+      methods: new Set(remote.methods ?? A2A_METHODS.keys()),
+      tls: resolveTls(name, remote.tls),
       timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },
     });
   }
   return { server, remotes };
+}
+
+function resolveTls(remote: string, tls: ConfigFile['remotes'][string]['tls']): ResolvedTls {
+  if (!tls) return {};
+  const read = (key: 'caFile' | 'certFile' | 'keyFile'): Buffer | undefined => {
+    const file = tls[key];
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new ConfigError(`remotes.${remote}.tls.${key}: cannot read ${file}: ${code}`);
+    }
+  };
+  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    throw new ConfigError(`remotes.${remote}.tls: certFile and keyFile must be set together`);
+  }
+  const out: { ca?: Buffer; cert?: Buffer; key?: Buffer; minVersion?: 'TLSv1.2' | 'TLSv1.3' } = {};
+  const ca = read('caFile');
+  const cert = read('certFile');
+  const key = read('keyFile');
+  if (ca) out.ca = ca;
+  if (cert) out.cert = cert;
+  if (key) out.key = key;
+  if (tls.minVersion) out.minVersion = tls.minVersion;
+  return out;
 }
 
 function describeErrors(errors: readonly ErrorObject[], doc: Document, lines: LineCounter, source: string): string[] {

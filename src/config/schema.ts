@@ -4,6 +4,7 @@
  * types the code uses. Built-in defaults live in ./defaults.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { A2A_METHODS } from '../a2a/methods.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -42,8 +43,24 @@ export const LimitsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const TlsSchema = Type.Object(
+  {
+    caFile: Type.String({ minLength: 1, description: 'PEM file of CAs trusted for this remote (replaces the system store)' }),
+    certFile: Type.String({ minLength: 1, description: 'client certificate (PEM) for mTLS' }),
+    keyFile: Type.String({ minLength: 1, description: 'client private key (PEM) for mTLS' }),
+    minVersion: Type.Union([Type.Literal('TLSv1.2'), Type.Literal('TLSv1.3')]),
+  },
+  { additionalProperties: false },
+);
+
 /** What `defaults` may set and what each remote may override. */
 const PolicyProperties = {
+  maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, description: 'sockets in the pool to this remote' }),
+  forwardHeaders: Type.Array(Type.String({ pattern: '^[a-z0-9!#$%&\'*+.^_`|~-]+$', maxLength: 128 }), {
+    maxItems: 64,
+    uniqueItems: true,
+    description: 'caller headers (lower case) forwarded to the remote besides the A2A and trace headers; may name authorization or cookie',
+  }),
   allowPrivateNetwork: Type.Boolean({ description: 'allow the remote to resolve to loopback/private/link-local addresses' }),
   keepRemoteErrorData: Type.Boolean({ description: 'pass a bounded array of @type objects from a remote error’s data' }),
   timeouts: Type.Partial(TimeoutsSchema),
@@ -57,6 +74,13 @@ export const DefaultsSchema = Type.Partial(Type.Object(PolicyProperties, { addit
 export const RemoteSchema = Type.Object(
   {
     url: Type.String({ format: 'uri', pattern: '^https?://', description: 'the remote’s A2A JSON-RPC URL' }),
+    tls: Type.Optional(Type.Partial(TlsSchema)),
+    methods: Type.Optional(
+      Type.Array(Type.Union([...A2A_METHODS.keys()].map((m) => Type.Literal(m))), {
+        uniqueItems: true,
+        description: 'A2A methods callers may use on this remote (default: all)',
+      }),
+    ),
     ...Type.Partial(Type.Object(PolicyProperties)).properties,
   },
   { additionalProperties: false },
@@ -98,8 +122,20 @@ export interface RemoteConfig {
   readonly url: URL;
   readonly allowPrivateNetwork: boolean;
   readonly keepRemoteErrorData: boolean;
+  readonly maxConnections: number;
+  readonly forwardHeaders: readonly string[];
+  readonly methods: ReadonlySet<string>;
+  /** TLS options with files already read; handed to undici's connector as-is. */
+  readonly tls: ResolvedTls;
   readonly timeouts: Readonly<Timeouts>;
   readonly limits: Readonly<Limits>;
+}
+
+export interface ResolvedTls {
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  readonly minVersion?: 'TLSv1.2' | 'TLSv1.3';
 }
 
 export interface GatewayConfig {

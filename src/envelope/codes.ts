@@ -74,6 +74,7 @@ export const gatewayErrors = {
   RESPONSE_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote response is too large' },
   TRUNCATED_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote response ended before it was complete' },
   UNSUPPORTED_ENCODING: { code: Code.InvalidAgentResponse, message: 'remote used a content encoding the gateway does not decode' },
+  INVALID_ENCODING: { code: Code.InvalidAgentResponse, message: 'remote sent a compressed body that could not be decoded' },
   INVALID_RESULT: { code: Code.InvalidAgentResponse, message: 'remote sent a result that does not match the A2A schema' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
@@ -103,6 +104,8 @@ export const gatewayErrors = {
   RATE_LIMITED: { code: Code.InternalError, message: 'rate limit for this remote exceeded; try again later' },
   CIRCUIT_OPEN: { code: Code.InternalError, message: 'remote is failing; calls are paused for a cooldown' },
   GATEWAY_ERROR: { code: Code.InternalError, message: 'gateway internal error' },
+  // Never sent (the caller is gone); exists so logs and metrics can name the outcome.
+  CALLER_CLOSED: { code: Code.InternalError, message: 'caller closed the connection' },
 } as const satisfies Record<string, GatewayErrorSpec>;
 
 export type Reason = keyof typeof gatewayErrors;

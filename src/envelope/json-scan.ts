@@ -41,6 +41,12 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
   let resultStart = -1;
   let resultEnd = -1;
   const seen = new Set<string>();
+  // Other problems are remembered, not returned at once, so the depth bound is
+  // always enforced: a duplicate key must not let a 100,000-deep body reach JSON.parse.
+  let found: { problem: ScanProblem; member?: string } | undefined;
+  const note = (problem: ScanProblem, member?: string): void => {
+    found ??= member === undefined ? { problem } : { problem, member };
+  };
 
   const endTopValue = (at: number): void => {
     if (currentKey === 'result' && valueStart >= 0) {
@@ -68,11 +74,14 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
               const next = text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75
                 ? parseInt(text.slice(i + 8, i + 12), 16)
                 : -1;
-              if (!(next >= 0xdc00 && next <= 0xdfff)) return fail('lone-surrogate');
-              i += 11;
-              continue;
+              if (next >= 0xdc00 && next <= 0xdfff) {
+                i += 11;
+                continue;
+              }
+              note('lone-surrogate');
+            } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+              note('lone-surrogate');
             }
-            if (unit >= 0xdc00 && unit <= 0xdfff) return fail('lone-surrogate');
             i += 5;
             continue;
           }
@@ -83,7 +92,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
         const raw = text.slice(start + 1, i);
         const key = hasEscape ? safeUnescape(raw) : raw;
         if (WATCHED.has(key)) {
-          if (seen.has(key)) return { problem: 'duplicate-member', member: key, resultStart: -1, resultEnd: -1 };
+          if (seen.has(key)) note('duplicate-member', key);
           seen.add(key);
         }
         currentKey = key;
@@ -119,6 +128,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
         break;
     }
   }
+  if (found) return { ...found, resultStart: -1, resultEnd: -1 };
   return { resultStart, resultEnd };
 }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * a2a-egress [--config FILE] [--port N] [--host ADDR]
+ * The only module that reads argv, handles signals and calls process.exit.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/errors.js';
+import { loadConfigFile } from './config/load.js';
+import type { GatewayConfig } from './config/schema.js';
+import { buildGateway } from './server.js';
+import { VERSION } from './version.js';
+
+const EXIT_CONFIG = 2;
+
+const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR]
+  --config FILE   gateway config (YAML); default $A2A_EGRESS_CONFIG or config/gateway.yaml
+  --port N        listen port, overrides server.port (0 picks a free port)
+  --host ADDR     listen address, overrides server.host
+  --version       print the version`;
+
+function parseCli(argv: string[]): { configPath: string; port?: number; host?: string } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string', short: 'c' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    process.exit(0);
+  }
+  const out: { configPath: string; port?: number; host?: string } = {
+    configPath: values.config ?? process.env.A2A_EGRESS_CONFIG ?? 'config/gateway.yaml',
+  };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port: must be an integer 0..65535`);
+    out.port = port;
+  }
+  if (values.host !== undefined) out.host = values.host;
+  return out;
+}
+
+function withOverrides(config: GatewayConfig, port?: number, host?: string): GatewayConfig {
+  return { ...config, server: { ...config.server, ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}) } };
+}
+
+async function main(): Promise<void> {
+  let config: GatewayConfig;
+  let cli: ReturnType<typeof parseCli>;
+  try {
+    cli = parseCli(process.argv.slice(2));
+    config = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
+  } catch (err) {
+    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`a2a-egress: invalid configuration\n${(err as Error).message}\n`);
+      process.exit(EXIT_CONFIG);
+    }
+    throw err;
+  }
+
+  const app = await buildGateway(config);
+  const address = await app.listen({ host: config.server.host, port: config.server.port });
+  app.log.info({ address, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+// A gateway must outlive any one bad call: log and keep serving rather than die.
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(`a2a-egress: unhandled rejection: ${reason instanceof Error ? reason.name : typeof reason}\n`);
+});
+
+main().catch((err: unknown) => {
+  process.stderr.write(`a2a-egress: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,143 @@
+/**
+ * Which headers cross the gateway, as pure functions. Requests: a short list
+ * of A2A/tracing headers plus the remote's configured allowlist; never
+ * hop-by-hop headers or host. Responses: only the two A2A headers, validated,
+ * because no raw remote header may reach the caller.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** Headers that describe one connection, not the message (RFC 9110 §7.6.1), plus proxy credentials. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
+
+/**
+ * Never forwarded, whatever the allowlist says: hop-by-hop, the caller's host
+ * (the upstream client sets the remote's), and content-length (the gateway
+ * sends its own body).
+ */
+export const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'host', 'content-length']);
+
+/** Request headers every remote gets when the caller sent them. */
+export const ALWAYS_FORWARDED: readonly string[] = Object.freeze([
+  'a2a-version',
+  'a2a-extensions',
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'accept-language',
+]);
+
+export const MAX_FORWARDED_VALUE_LENGTH = 8 * 1024;
+export const MAX_RESPONSE_VALUE_LENGTH = 1024;
+
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// What undici accepts in a value (HTAB, visible ASCII, obs-text); anything else
+// (CR, LF, NUL, other controls) would make the upstream request throw or split.
+const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+const NON_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+// scheme ":" then URI characters except the list separator and whitespace.
+const URI_ISH = /^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+;=%]+$/;
+
+export function isHeaderToken(name: string): boolean {
+  return HEADER_TOKEN.test(name);
+}
+
+/** True when a name may appear in a remote's `forwardHeaders` allowlist (config validation). */
+export function isForwardableHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return isHeaderToken(lower) && !NEVER_FORWARDED.has(lower);
+}
+
+/** Header names the `connection` header declares hop-by-hop for this message. */
+export function connectionListedHeaders(connection: string | string[] | undefined): Set<string> {
+  const listed = new Set<string>();
+  if (connection === undefined) return listed;
+  for (const part of joinValues(connection, ',').split(',')) {
+    const name = part.trim().toLowerCase();
+    if (name !== '') listed.add(name);
+  }
+  return listed;
+}
+
+export interface UpstreamHeaderOptions {
+  /** Lowercased allowlist from config; may include authorization or cookie. */
+  readonly forwardHeaders: readonly string[];
+}
+
+/** The caller headers to send upstream: see the module comment for the rules. */
+export function buildUpstreamHeaders(
+  callerHeaders: IncomingHttpHeaders,
+  opts: UpstreamHeaderOptions,
+): Record<string, string> {
+  const connectionListed = connectionListedHeaders(callerHeaders.connection);
+  const allowed = new Set(ALWAYS_FORWARDED);
+  for (const name of opts.forwardHeaders) allowed.add(name.trim().toLowerCase());
+
+  const out: Record<string, string> = {};
+  for (const [rawName, rawValue] of Object.entries(callerHeaders)) {
+    const name = rawName.toLowerCase();
+    if (!allowed.has(name) || NEVER_FORWARDED.has(name) || connectionListed.has(name)) continue;
+    if (rawValue === undefined) continue;
+    const value = joinValues(rawValue, name === 'cookie' ? '; ' : ', ');
+    if (value.length > MAX_FORWARDED_VALUE_LENGTH || INVALID_VALUE_CHAR.test(value)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The remote's response headers a caller may see: only validated A2A headers. */
+export function filterUpstreamResponseHeaders(
+  upstreamHeaders: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [rawName, rawValue] of Object.entries(upstreamHeaders)) {
+    if (rawValue === undefined) continue;
+    const name = rawName.toLowerCase();
+    if (name === 'a2a-version') {
+      const version = cleanVersion(rawValue);
+      if (version !== undefined) out[name] = version;
+    } else if (name === 'a2a-extensions') {
+      const extensions = cleanExtensions(rawValue);
+      if (extensions !== undefined) out[name] = extensions;
+    }
+  }
+  return out;
+}
+
+/** One token such as "1.0"; a repeated header is ambiguous and dropped. */
+function cleanVersion(raw: string | string[]): string | undefined {
+  if (Array.isArray(raw) && raw.length !== 1) return undefined;
+  const value = boundedPrintable(joinValues(raw, ','));
+  return value !== undefined && isHeaderToken(value) ? value : undefined;
+}
+
+/** A comma-separated list of extension URIs; one bad item drops the header, empty items are skipped. */
+function cleanExtensions(raw: string | string[]): string | undefined {
+  const value = boundedPrintable(joinValues(raw, ','));
+  if (value === undefined) return undefined;
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  if (items.length === 0 || !items.every((item) => URI_ISH.test(item))) return undefined;
+  return items.join(', ');
+}
+
+function boundedPrintable(value: string): string | undefined {
+  if (value.length > MAX_RESPONSE_VALUE_LENGTH || NON_PRINTABLE_ASCII.test(value)) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function joinValues(value: string | string[], separator: string): string {
+  return Array.isArray(value) ? value.join(separator) : value;
+}

@@ -1,0 +1,66 @@
+/**
+ * Maps whatever a transport failure throws (undici, node:net, node:tls, zlib,
+ * our own guards) to one gateway Reason. The original error goes to the log;
+ * the caller only ever sees the Reason's fixed message.
+ */
+import type { Reason } from '../envelope/codes.js';
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/** The gateway's own reasons for aborting a call, carried as the AbortSignal's reason. */
+export class CallAborted extends Error {
+  override readonly name = 'CallAborted';
+  constructor(readonly reason: Reason) {
+    super(reason);
+  }
+}
+
+function codesOf(err: unknown): string[] {
+  const codes: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 5; depth++) {
+    const e = cur as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof e.code === 'string') codes.push(e.code);
+    if (Array.isArray(e.errors)) for (const inner of e.errors) codes.push(...codesOf(inner));
+    cur = e.cause;
+  }
+  return codes;
+}
+
+function findAborted(err: unknown): CallAborted | undefined {
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 5; depth++) {
+    if (cur instanceof CallAborted) return cur;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * `receivedBody` tells a truncated body (the remote closed after sending part
+ * of it) from a connection that failed before any response byte.
+ */
+export function classifyTransportError(err: unknown, receivedBody = false): Reason {
+  const aborted = findAborted(err);
+  if (aborted) return aborted.reason;
+  const codes = codesOf(err);
+  const has = (c: string) => codes.includes(c);
+  if (has('EGRESS_DENIED')) return 'EGRESS_DENIED';
+  if (has('UND_ERR_CONNECT_TIMEOUT') || has('ETIMEDOUT') && !receivedBody) return 'UPSTREAM_CONNECT_TIMEOUT';
+  if (has('UND_ERR_HEADERS_TIMEOUT') || has('UND_ERR_BODY_TIMEOUT')) return 'UPSTREAM_TIMEOUT';
+  if (has('ECONNREFUSED')) return 'UPSTREAM_REFUSED';
+  if (has('ENOTFOUND') || has('EAI_AGAIN') || has('EAI_FAIL') || has('EAI_NONAME')) return 'UPSTREAM_DNS_FAILURE';
+  if (has('EHOSTUNREACH') || has('ENETUNREACH') || has('EADDRNOTAVAIL')) return 'UPSTREAM_UNREACHABLE';
+  if (codes.some((c) => TLS_CODES.test(c))) return 'UPSTREAM_TLS_ERROR';
+  if (has('UND_ERR_HEADERS_OVERFLOW') || codes.some((c) => c.startsWith('HPE_')) || has('UND_ERR_INFO')) return 'UPSTREAM_PROTOCOL_ERROR';
+  if (has('UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) return 'TRUNCATED_RESPONSE';
+  if (has('Z_DATA_ERROR') || has('Z_BUF_ERROR') || has('ERR_BROTLI_DECOMPRESSION_FAILED') || codes.some((c) => c.startsWith('ERR__ERROR_FORMAT') || c.startsWith('Z_'))) return 'INVALID_ENCODING';
+  if (has('ECONNRESET') || has('EPIPE') || has('UND_ERR_SOCKET')) return receivedBody ? 'TRUNCATED_RESPONSE' : 'UPSTREAM_RESET';
+  if (has('UND_ERR_ABORTED') || has('ABORT_ERR')) return 'UPSTREAM_TIMEOUT';
+  return receivedBody ? 'TRUNCATED_RESPONSE' : 'UPSTREAM_UNREACHABLE';
+}
+
+/** Log-safe summary of a transport error: codes and class names, never a message with addresses. */
+export function describeForLog(err: unknown): { name: string; codes: string[] } {
+  return { name: err instanceof Error ? err.name : typeof err, codes: codesOf(err) };
+}

@@ -1,0 +1,110 @@
+/**
+ * Reads an upstream body into memory with a hard cap on *decoded* bytes. The
+ * cap is checked as bytes arrive, so a 1 GB body or a gzip bomb costs at most
+ * the cap plus one chunk; when it is crossed the upstream socket is destroyed.
+ */
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { Reason } from '../envelope/codes.js';
+import { classifyTransportError } from './errors.js';
+
+export type BodyRead =
+  | { readonly ok: true; readonly body: Buffer; readonly wireBytes: number }
+  | { readonly ok: false; readonly reason: Reason; readonly wireBytes: number; readonly error?: unknown };
+
+type Decoder = Gunzip | ReturnType<typeof createBrotliDecompress> | ReturnType<typeof createInflate>;
+
+function decoderFor(contentEncoding: string | undefined): Decoder | null | 'unsupported' {
+  if (contentEncoding === undefined) return null;
+  const codings = contentEncoding.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return null;
+  // One coding only: stacked codings are legal but nobody sends them except to hide a bomb.
+  if (codings.length > 1) return 'unsupported';
+  switch (codings[0]) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return 'unsupported';
+  }
+}
+
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export async function readCappedBody(body: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<BodyRead> {
+  const decoder = decoderFor(contentEncoding);
+  if (decoder === 'unsupported') {
+    body.destroy();
+    return { ok: false, reason: 'UNSUPPORTED_ENCODING', wireBytes: 0 };
+  }
+  let wireBytes = 0;
+  const chunks: Buffer[] = [];
+  let decoded = 0;
+  try {
+    if (decoder === null) {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        wireBytes += chunk.length;
+        decoded += chunk.length;
+        if (decoded > maxBytes) {
+          body.destroy();
+          return { ok: false, reason: 'RESPONSE_TOO_LARGE', wireBytes };
+        }
+        chunks.push(chunk);
+      }
+    } else {
+      const result = await decodeCapped(body, decoder, maxBytes, chunks, (n) => (wireBytes += n));
+      if (result !== undefined) return { ok: false, reason: result, wireBytes };
+      decoded = chunks.reduce((n, c) => n + c.length, 0);
+    }
+  } catch (error) {
+    body.destroy();
+    return { ok: false, reason: classifyTransportError(error, wireBytes > 0), wireBytes, error };
+  }
+  return { ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, decoded), wireBytes };
+}
+
+function decodeCapped(
+  body: Readable,
+  decoder: Decoder,
+  maxBytes: number,
+  chunks: Buffer[],
+  onWire: (n: number) => void,
+): Promise<Reason | undefined> {
+  return new Promise((resolve, reject) => {
+    let decoded = 0;
+    let settled = false;
+    const finish = (value: Reason | undefined, err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (err !== undefined || value !== undefined) {
+        body.destroy();
+        decoder.destroy();
+      }
+      if (err !== undefined) reject(err);
+      else resolve(value);
+    };
+    decoder.on('data', (chunk: Buffer) => {
+      decoded += chunk.length;
+      if (decoded > maxBytes) return finish('RESPONSE_TOO_LARGE');
+      chunks.push(chunk);
+    });
+    decoder.on('error', (err) => finish(undefined, err));
+    decoder.on('end', () => finish(undefined));
+    body.on('data', (chunk: Buffer) => {
+      onWire(chunk.length);
+      // Respect the decoder's backpressure so a bomb is inflated one window at a time.
+      if (!decoder.write(chunk)) {
+        body.pause();
+        decoder.once('drain', () => body.resume());
+      }
+    });
+    body.on('error', (err) => finish(undefined, err));
+    body.on('end', () => decoder.end());
+  });
+}
