@@ -7,7 +7,9 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from './config/errors.js';
 import { loadConfigFile } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { buildGateway } from './server.js';
+import { watch } from 'node:fs';
+import { CredentialError } from './policy/credentials.js';
+import { createGateway, type Gateway } from './server.js';
 import { VERSION } from './version.js';
 
 const EXIT_CONFIG = 2;
@@ -16,15 +18,24 @@ const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR]
   --config FILE   gateway config (YAML); default $A2A_EGRESS_CONFIG or config/gateway.yaml
   --port N        listen port, overrides server.port (0 picks a free port)
   --host ADDR     listen address, overrides server.host
+  --watch-config  reload when the config file changes (SIGHUP always reloads)
   --version       print the version`;
 
-function parseCli(argv: string[]): { configPath: string; port?: number; host?: string } {
+interface CliOptions {
+  configPath: string;
+  port?: number;
+  host?: string;
+  watchConfig: boolean;
+}
+
+function parseCli(argv: string[]): CliOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
       config: { type: 'string', short: 'c' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
+      'watch-config': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -38,8 +49,9 @@ function parseCli(argv: string[]): { configPath: string; port?: number; host?: s
     process.stdout.write(`${VERSION}\n`);
     process.exit(0);
   }
-  const out: { configPath: string; port?: number; host?: string } = {
+  const out: CliOptions = {
     configPath: values.config ?? process.env.A2A_EGRESS_CONFIG ?? 'config/gateway.yaml',
+    watchConfig: values['watch-config'] === true,
   };
   if (values.port !== undefined) {
     const port = Number(values.port);
@@ -56,28 +68,55 @@ function withOverrides(config: GatewayConfig, port?: number, host?: string): Gat
 
 async function main(): Promise<void> {
   let config: GatewayConfig;
-  let cli: ReturnType<typeof parseCli>;
+  let cli: CliOptions;
+  let gateway: Gateway;
   try {
     cli = parseCli(process.argv.slice(2));
     config = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
+    gateway = await createGateway(config);
   } catch (err) {
-    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof ConfigError || err instanceof CredentialError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`a2a-egress: invalid configuration\n${(err as Error).message}\n`);
       process.exit(EXIT_CONFIG);
     }
     throw err;
   }
 
-  const app = await buildGateway(config);
-  const address = await app.listen({ host: config.server.host, port: config.server.port });
-  app.log.info({ address, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+  const { url, opsUrl } = await gateway.listen();
+  const log = gateway.app.log;
+  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+
+  const reload = (why: string) => {
+    try {
+      const next = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
+      const before = gateway.config().server;
+      if (next.server.host !== before.host || next.server.port !== before.port || next.server.opsPort !== before.opsPort) {
+        log.warn('listen address changes need a restart; keeping the current one');
+      }
+      gateway.reload({ ...next, server: { ...next.server, host: before.host, port: before.port, opsPort: before.opsPort } });
+      log.info({ why, remotes: [...next.remotes.keys()] }, 'config reloaded');
+    } catch (err) {
+      gateway.metrics.configReloads.inc({ result: 'invalid' });
+      const problem = err instanceof Error ? err.message : String(err);
+      log.error({ why, problem }, 'config reload failed; keeping the previous config');
+    }
+  };
+  process.on('SIGHUP', () => reload('SIGHUP'));
+  if (cli.watchConfig) {
+    let pending: NodeJS.Timeout | undefined;
+    // Editors write in several steps: wait for the file to settle before reading it.
+    watch(cli.configPath, () => {
+      clearTimeout(pending);
+      pending = setTimeout(() => reload('file changed'), 200);
+    }).unref();
+  }
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    app.close().then(
+    log.info({ signal, drainMs: gateway.config().server.drainMs }, 'shutting down');
+    gateway.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );

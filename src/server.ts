@@ -1,45 +1,168 @@
 /**
- * buildGateway(config) → a ready-to-listen Fastify instance. This file only
- * assembles: each concern lives in its own module under src/.
+ * createGateway(config) assembles the gateway: runtimes per remote, pools,
+ * metrics, the caller-facing routes and the ops routes, plus reload and a
+ * draining shutdown. Each concern lives in its own module under src/.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
-import { jsonRpcRoutes } from './routes/jsonrpc.js';
+import { createCallerAuth } from './policy/caller-auth.js';
+import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
+import type { GatewayContext } from './proxy/context.js';
+import { agentCardRoutes } from './routes/agent-card.js';
+import { cardResultRewrite } from './routes/extended-card.js';
+import { callerAuthHook, jsonRpcRoutes } from './routes/jsonrpc.js';
+import { notFoundRoutes } from './routes/not-found.js';
+import { opsRoutes } from './routes/ops.js';
 import { createLogger } from './telemetry/logger.js';
+import { GatewayMetrics } from './telemetry/metrics.js';
 import { UpstreamPools, type PoolOptions } from './upstream/pools.js';
 import { VERSION } from './version.js';
 
 export interface GatewayOptions {
   readonly logger?: Logger;
   readonly pool?: PoolOptions;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Process metrics (CPU, heap...) in /metrics; off in tests that build many gateways. */
+  readonly processMetrics?: boolean;
+}
+
+export interface Gateway {
+  /** The caller-facing server (also serves the ops routes unless server.opsPort is set). */
+  readonly app: FastifyInstance;
+  /** The ops server, only with server.opsPort. */
+  readonly ops: FastifyInstance | undefined;
+  readonly metrics: GatewayMetrics;
+  config(): GatewayConfig;
+  listen(): Promise<{ url: string; opsUrl?: string }>;
+  /** Validated config in, swapped atomically; in-flight calls finish on the config they started with. */
+  reload(next: GatewayConfig): void;
+  /** Stop accepting, end streams with GATEWAY_SHUTDOWN, let unary calls finish within drainMs, close. */
+  close(): Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<FastifyInstance> {
-  let current = initial;
-  const pools = new UpstreamPools(options.pool);
+export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(initial.server.logLevel);
+  const metrics = new GatewayMetrics(options.processMetrics ?? true);
+  const shutdown = new AbortController();
+  const pools = new UpstreamPools(options.pool);
+  const hooks = {
+    env: options.env ?? process.env,
+    onBreakerChange: (remote: string, state: string) => {
+      metrics.breakerState.set({ remote }, state === 'open' ? 2 : state === 'half-open' ? 1 : 0);
+      logger.warn({ remote, circuit: state }, 'circuit breaker changed state');
+    },
+    onCredentialError: (remote: string, err: Error) => logger.error({ remote, problem: err.message }, 'credential problem; keeping the last good value'),
+  };
+  let current = initial;
+  let runtimes: Map<string, RemoteRuntime> = buildRuntimes(initial, hooks);
+  const callerAuth = createCallerAuth(initial.server.auth, hooks.env);
+  let ready = false;
 
-  const app = Fastify({
+  const ctx: GatewayContext = {
+    config: () => current,
+    runtime: (name) => runtimes.get(name),
+    pools,
+    metrics,
+    userAgent: `a2a-egress/${VERSION}`,
+    shutdown: shutdown.signal,
+  };
+
+  const server = initial.server;
+  const fastifyOptions: FastifyServerOptions = {
     loggerInstance: logger as FastifyBaseLogger,
     // The call path writes its own single line per call (remote, method, outcome, bytes, durations).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    // SSE streams and idle keep-alive sockets must not hold up shutdown.
-    forceCloseConnections: true,
+    // Idle keep-alive sockets close at once on shutdown; busy ones get drainMs (see close()).
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
+    requestTimeout: server.requestTimeoutMs,
+    maxRequestsPerSocket: server.maxRequestsPerSocket,
     // Accept a caller's x-request-id only if it is short and plain; otherwise make one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 128 },
+  };
+  const app = Fastify(fastifyOptions) as unknown as FastifyInstance;
+  app.server.maxConnections = server.maxConnections;
+  // preClose runs before the server stops accepting: streams get their final event while sockets are open.
+  app.addHook('preClose', async () => {
+    ready = false;
+    shutdown.abort();
   });
-  app.decorate('gatewayConfig', () => current);
-  app.addHook('onClose', async () => pools.close());
+  app.addHook('onListen', async () => {
+    ready = true;
+  });
+  app.addHook('onClose', async () => {
+    await ops?.close();
+    await pools.close();
+  });
 
-  await app.register(jsonRpcRoutes, { config: () => current, pools, userAgent: `a2a-egress/${VERSION}` });
-  return app;
+  await app.register(async (remotes) => {
+    if (callerAuth) remotes.addHook('onRequest', callerAuthHook(ctx, callerAuth));
+    await remotes.register(jsonRpcRoutes, { ctx, cardResultRewrite: cardResultRewrite(ctx) });
+    await remotes.register(agentCardRoutes, { config: () => current });
+  });
+  await app.register(notFoundRoutes);
+
+  const opsOptions = {
+    config: () => current,
+    metrics,
+    ready: () => ready && !shutdown.signal.aborted,
+    remoteState: (name: string) => runtimes.get(name)?.state() ?? {},
+    version: VERSION,
+  };
+  let ops: FastifyInstance | undefined;
+  if (server.opsPort !== undefined) {
+    ops = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
+    await ops.register(opsRoutes, opsOptions);
+  } else {
+    await app.register(opsRoutes, opsOptions);
+  }
+
+  const urlOf = (instance: FastifyInstance): string => {
+    const address = instance.server.address();
+    if (!address || typeof address === 'string') return String(address);
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  };
+
+  return {
+    app,
+    ops,
+    metrics,
+    config: () => current,
+    async listen() {
+      await app.listen({ host: current.server.host, port: current.server.port });
+      if (ops) await ops.listen({ host: current.server.host, port: current.server.opsPort ?? 0 });
+      return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}) };
+    },
+    reload(next) {
+      // Build first: a missing credential throws here and the old config stays in force.
+      const nextRuntimes = buildRuntimes(next, hooks, runtimes);
+      void pools.retire(current, next);
+      current = next;
+      runtimes = nextRuntimes;
+      metrics.configReloads.inc({ result: 'ok' });
+    },
+    async close() {
+      const drain = setTimeout(() => app.server.closeAllConnections(), current.server.drainMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(drain);
+      }
+    },
+  };
+}
+
+/** The caller-facing Fastify instance alone (tests and embedders that manage listen/close themselves). */
+export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<FastifyInstance> {
+  const gateway = await createGateway(config, { processMetrics: false, ...options });
+  return gateway.app;
 }

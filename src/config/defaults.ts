@@ -1,10 +1,17 @@
 /** Built-in defaults: what a remote gets when neither `defaults` nor the remote sets a key. */
-import type { Limits, ServerConfig, Timeouts } from './schema.js';
+import type { CircuitBreakerConfig, Limits, RetryConfig, ServerConfig, Timeouts } from './schema.js';
 
 export const builtinServer: ServerConfig = {
   host: '127.0.0.1',
   port: 8080,
   logLevel: 'info',
+  drainMs: 10_000,
+  maxConnections: 10_000,
+  maxRequestsPerSocket: 0,
+  requestTimeoutMs: 30_000,
+  maxEventLoopDelayMs: 1_000,
+  maxHeapUsedBytes: 0,
+  trustProxy: false,
 };
 
 export const builtinTimeouts: Timeouts = {
@@ -15,6 +22,10 @@ export const builtinTimeouts: Timeouts = {
   streamNoDataMs: 300_000,
   maxStreamMs: 3_600_000,
   keepAliveMs: 15_000,
+  cardMs: 10_000,
+  queueTimeoutMs: 5_000,
+  cardCacheTtlMs: 300_000,
+  cardCacheStaleMs: 3_600_000,
 };
 
 export const builtinLimits: Limits = {
@@ -25,6 +36,10 @@ export const builtinLimits: Limits = {
   maxEventBytes: 1_048_576,
   maxStreamBytes: 67_108_864,
   maxStreamEvents: 100_000,
+  maxCardBytes: 262_144,
+  maxConcurrent: 256,
+  maxQueued: 256,
+  maxCardTextBytes: 2_048,
 };
 
 export const builtinPolicy = {
@@ -33,3 +48,16 @@ export const builtinPolicy = {
   allowPrivateNetwork: false,
   keepRemoteErrorData: false,
 } as const;
+
+export const builtinCircuitBreaker: CircuitBreakerConfig = {
+  failureThreshold: 5,
+  windowMs: 30_000,
+  cooldownMs: 15_000,
+};
+
+/** Retries apply to read-only methods only (see src/a2a/methods.ts); 2 attempts = one retry. */
+export const builtinRetries: RetryConfig = {
+  attempts: 2,
+  baseMs: 100,
+  maxMs: 1_000,
+};

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml';
 import { ConfigError } from './errors.js';
 import { A2A_METHODS } from '../a2a/methods.js';
-import { builtinLimits, builtinPolicy, builtinServer, builtinTimeouts } from './defaults.js';
+import { builtinCircuitBreaker, builtinLimits, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
 import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig, type ResolvedTls } from './schema.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
@@ -34,7 +34,8 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e) => {
-      const pos = e.linePos?.[0];
+      // linePos is only filled in with prettyErrors; the offset always is.
+      const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
       const where = pos ? `${source}:${pos.line}:${pos.col}` : source;
       return `${where}: YAML syntax: ${e.message.split('\n')[0]}`;
     });
@@ -45,6 +46,11 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
     const problems = describeErrors(validateFile.errors ?? [], doc, lines, source);
     throw new ConfigError(problems.join('\n'), problems);
   }
+  // ajv's "uri" format accepts some strings WHATWG URL refuses ("https://", "http://h:99999/").
+  const badUrls = Object.entries(raw.remotes)
+    .filter(([, remote]) => !URL.canParse(remote.url))
+    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url is not a valid URL`);
+  if (badUrls.length > 0) throw new ConfigError(badUrls.join('\n'), badUrls);
   return resolve(raw);
 }
 
@@ -56,9 +62,14 @@ function resolve(file: ConfigFile): GatewayConfig {
     remotes.set(name, {
       name,
       url: new URL(remote.url),
+      ...(remote.agentCardUrl !== undefined ? { agentCardUrl: new URL(remote.agentCardUrl) } : {}),
       allowPrivateNetwork: remote.allowPrivateNetwork ?? defaults.allowPrivateNetwork ?? builtinPolicy.allowPrivateNetwork,
       keepRemoteErrorData: remote.keepRemoteErrorData ?? defaults.keepRemoteErrorData ?? builtinPolicy.keepRemoteErrorData,
       maxConnections: remote.maxConnections ?? defaults.maxConnections ?? builtinPolicy.maxConnections,
+      ...((remote.rateLimit ?? defaults.rateLimit) ? { rateLimit: (remote.rateLimit ?? defaults.rateLimit)! } : {}),
+      circuitBreaker: { ...builtinCircuitBreaker, ...defaults.circuitBreaker, ...remote.circuitBreaker },
+      retries: { ...builtinRetries, ...defaults.retries, ...remote.retries },
+      ...(remote.auth ? { auth: remote.auth } : {}),
       forwardHeaders: remote.forwardHeaders ?? defaults.forwardHeaders ?? builtinPolicy.forwardHeaders,
       methods: new Set(remote.methods ?? A2A_METHODS.keys()),
       tls: resolveTls(name, remote.tls),
@@ -118,16 +129,30 @@ function describeErrors(errors: readonly ErrorObject[], doc: Document, lines: Li
     } else {
       what = e.message ?? 'is invalid';
     }
-    const node = doc.getIn(segments, true);
-    const offset = isNode(node) && node.range ? node.range[0] : undefined;
-    const where = offset !== undefined ? `${source}:${lines.linePos(offset).line}` : source;
-    const line = `${where}: ${key || '(top level)'} ${what}`;
+    const line = `${where(doc, lines, source, segments)}: ${key || '(top level)'} ${what}`;
     if (!seen.has(line)) {
       seen.add(line);
       problems.push(line);
     }
   }
   return problems;
+}
+
+/** `source:line` of the key at `path`, or just `source` when the YAML has no such node. */
+function where(doc: Document, lines: LineCounter, source: string, path: readonly string[]): string {
+  const offset = keyOffset(doc, path);
+  return offset !== undefined ? `${source}:${lines.linePos(offset).line}` : source;
+}
+
+/** Where the key at `path` is written (not its value, which may start lines later). */
+function keyOffset(doc: Document, path: readonly string[]): number | undefined {
+  const parent = path.length > 0 ? doc.getIn(path.slice(0, -1), true) : undefined;
+  if (isMap(parent)) {
+    const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === path[path.length - 1]);
+    if (pair && isNode(pair.key) && pair.key.range) return pair.key.range[0];
+  }
+  const node = path.length > 0 ? doc.getIn(path, true) : doc.contents;
+  return isNode(node) && node.range ? node.range[0] : undefined;
 }
 
 function unescapePointer(segment: string): string {

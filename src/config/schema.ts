@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { A2A_METHODS } from '../a2a/methods.js';
+import { AuthSchema, type AuthConfig } from '../policy/credentials.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -26,6 +27,10 @@ export const TimeoutsSchema = Type.Object(
     streamNoDataMs: ms(24 * HOUR, 'a stream with no data event for this long is ended, even if comments arrive'),
     maxStreamMs: ms(7 * 24 * HOUR, 'total lifetime of one stream'),
     keepAliveMs: ms(HOUR, 'interval of the gateway’s own SSE keep-alive comments'),
+    cardMs: ms(HOUR, 'whole fetch of the remote’s agent card'),
+    queueTimeoutMs: ms(HOUR, 'longest a call waits for a concurrency slot before OVERLOADED'),
+    cardCacheTtlMs: ms(24 * HOUR, 'longest a fetched agent card is reused (the remote’s max-age may shorten it)'),
+    cardCacheStaleMs: ms(7 * 24 * HOUR, 'how long past expiry the last good card is served while the remote fails'),
   },
   { additionalProperties: false },
 );
@@ -39,6 +44,10 @@ export const LimitsSchema = Type.Object(
     maxEventBytes: bytes(64, 256 * MiB, 'one SSE event'),
     maxStreamBytes: bytes(64, 64 * GiB, 'a whole SSE stream'),
     maxStreamEvents: Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'events in one stream' }),
+    maxCardBytes: bytes(64, 16 * MiB, 'decoded agent card body'),
+    maxConcurrent: Type.Integer({ minimum: 1, maximum: 100_000, description: 'calls in flight to this remote (streams included)' }),
+    maxQueued: Type.Integer({ minimum: 0, maximum: 100_000, description: 'calls waiting for a slot; one more is OVERLOADED at once' }),
+    maxCardTextBytes: bytes(16, 64 * KiB, 'each agent card text (name, descriptions, ...) after sanitizing (UTF-8 bytes)'),
   },
   { additionalProperties: false },
 );
@@ -53,8 +62,37 @@ export const TlsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const RateLimitSchema = Type.Object(
+  {
+    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'sustained calls per second (token refill rate)' }),
+    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'bucket size: calls allowed at once after a quiet period' }),
+  },
+  { additionalProperties: false },
+);
+
+export const CircuitBreakerSchema = Type.Object(
+  {
+    failureThreshold: Type.Integer({ minimum: 1, maximum: 10_000, description: 'consecutive transport failures or 5xx that open the circuit' }),
+    windowMs: ms(24 * HOUR, 'the failures must fall within this window'),
+    cooldownMs: ms(24 * HOUR, 'how long an open circuit fails fast before one probe is let through'),
+  },
+  { additionalProperties: false },
+);
+
+export const RetrySchema = Type.Object(
+  {
+    attempts: Type.Integer({ minimum: 1, maximum: 10, description: 'total attempts for read-only methods (1 = no retry)' }),
+    baseMs: ms(60_000, 'first backoff ceiling; doubles per attempt, full jitter'),
+    maxMs: ms(600_000, 'largest backoff ceiling'),
+  },
+  { additionalProperties: false },
+);
+
 /** What `defaults` may set and what each remote may override. */
 const PolicyProperties = {
+  rateLimit: RateLimitSchema,
+  circuitBreaker: Type.Partial(CircuitBreakerSchema),
+  retries: Type.Partial(RetrySchema),
   maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, description: 'sockets in the pool to this remote' }),
   forwardHeaders: Type.Array(Type.String({ pattern: '^[a-z0-9!#$%&\'*+.^_`|~-]+$', maxLength: 128 }), {
     maxItems: 64,
@@ -74,7 +112,11 @@ export const DefaultsSchema = Type.Partial(Type.Object(PolicyProperties, { addit
 export const RemoteSchema = Type.Object(
   {
     url: Type.String({ format: 'uri', pattern: '^https?://', description: 'the remote’s A2A JSON-RPC URL' }),
+    agentCardUrl: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^https?://', description: 'where the remote’s card is (default: <origin of url>/.well-known/agent-card.json)' }),
+    ),
     tls: Type.Optional(Type.Partial(TlsSchema)),
+    auth: Type.Optional(AuthSchema),
     methods: Type.Optional(
       Type.Array(Type.Union([...A2A_METHODS.keys()].map((m) => Type.Literal(m))), {
         uniqueItems: true,
@@ -88,13 +130,33 @@ export const RemoteSchema = Type.Object(
 
 export const REMOTE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$';
 
+export const CallerAuthSchema = Type.Object(
+  {
+    type: Type.Literal('bearer'),
+    tokensEnv: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'env var holding accepted caller tokens, comma-separated' }),
+  },
+  { additionalProperties: false },
+);
+
 export const ServerSchema = Type.Object(
   {
     host: Type.String({ minLength: 1, description: 'address to listen on' }),
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    opsPort: Type.Integer({ minimum: 0, maximum: 65535, description: 'serve /healthz, /readyz, /metrics on this port only (same host)' }),
+    drainMs: Type.Integer({ minimum: 0, maximum: 600_000, description: 'on SIGTERM, how long in-flight unary calls may finish' }),
     logLevel: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     ),
+    publicBaseUrl: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^https?://', description: 'the gateway’s URL as callers see it; used in rewritten agent cards' }),
+    ),
+    trustProxy: Type.Boolean({ description: 'believe X-Forwarded-Proto/Host when building URLs for callers' }),
+    auth: CallerAuthSchema,
+    maxConnections: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'caller sockets accepted at once' }),
+    maxRequestsPerSocket: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'requests per caller keep-alive socket (0 = unlimited)' }),
+    requestTimeoutMs: Type.Integer({ minimum: 0, maximum: 24 * HOUR, description: 'time a caller may take to send its whole request (0 = off)' }),
+    maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer OVERLOADED while the event loop lags more than this (0 = off)' }),
+    maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer OVERLOADED while the heap is larger than this (0 = off)' }),
   },
   { additionalProperties: false },
 );
@@ -114,15 +176,28 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type Timeouts = Static<typeof TimeoutsSchema>;
 export type Limits = Static<typeof LimitsSchema>;
-export type ServerConfig = Static<typeof ServerSchema>;
+export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' | 'publicBaseUrl'> & {
+  opsPort?: number;
+  auth?: Static<typeof CallerAuthSchema>;
+  publicBaseUrl?: string;
+};
+export type RateLimit = Static<typeof RateLimitSchema>;
+export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
+export type RetryConfig = Static<typeof RetrySchema>;
 
 /** A remote after defaults are merged in: every policy key is present. */
 export interface RemoteConfig {
   readonly name: string;
   readonly url: URL;
+  /** Explicit agent card location; unset means `<origin of url>/.well-known/agent-card.json`. */
+  readonly agentCardUrl?: URL;
   readonly allowPrivateNetwork: boolean;
   readonly keepRemoteErrorData: boolean;
   readonly maxConnections: number;
+  readonly rateLimit?: Readonly<RateLimit>;
+  readonly circuitBreaker: Readonly<CircuitBreakerConfig>;
+  readonly retries: Readonly<RetryConfig>;
+  readonly auth?: AuthConfig;
   readonly forwardHeaders: readonly string[];
   readonly methods: ReadonlySet<string>;
   /** TLS options with files already read; handed to undici's connector as-is. */

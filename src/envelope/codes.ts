@@ -76,6 +76,8 @@ export const gatewayErrors = {
   UNSUPPORTED_ENCODING: { code: Code.InvalidAgentResponse, message: 'remote used a content encoding the gateway does not decode' },
   INVALID_ENCODING: { code: Code.InvalidAgentResponse, message: 'remote sent a compressed body that could not be decoded' },
   INVALID_RESULT: { code: Code.InvalidAgentResponse, message: 'remote sent a result that does not match the A2A schema' },
+  INVALID_AGENT_CARD: { code: Code.InvalidAgentResponse, message: 'remote sent an agent card that does not match the A2A schema' },
+  NO_USABLE_INTERFACE: { code: Code.InvalidAgentResponse, message: 'remote agent card offers no interface the gateway can carry' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
   INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },

@@ -47,15 +47,17 @@ export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy
   const ctx = { remote: policy.remote, httpStatus: reply.status };
   const httpError = (): Normalized => fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${reply.status}`);
 
+  // Decide "is this JSON at all" on the raw bytes first: random garbage is a
+  // non-JSON body, not a JSON body with bad UTF-8.
+  const first = firstNonSpaceByte(reply.body);
+  if (first === -1) return ok ? fail(callerId, 'EMPTY_RESPONSE', ctx) : httpError();
+  if (!looksLikeJson(reply.body[first]!)) return ok ? fail(callerId, 'NON_JSON_RESPONSE', ctx) : httpError();
   let text: string;
   try {
     text = utf8.decode(reply.body);
   } catch {
     return ok ? fail(callerId, 'INVALID_UTF8', ctx) : httpError();
   }
-  const first = firstNonSpace(text);
-  if (first === -1) return ok ? fail(callerId, 'EMPTY_RESPONSE', ctx) : httpError();
-  if (!looksLikeJson(text.charCodeAt(first))) return ok ? fail(callerId, 'NON_JSON_RESPONSE', ctx) : httpError();
   return normalizeJsonText(text, callerId, policy, reply.status);
 }
 
@@ -182,7 +184,10 @@ function sanitizeDeep(value: unknown, maxTextBytes: number, depth: number): unkn
   if (Array.isArray(value)) return value.slice(0, 16).map((v) => sanitizeDeep(v, maxTextBytes, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value).slice(0, 16)) {
-    out[sanitizeText(k, 64).text] = sanitizeDeep(v, maxTextBytes, depth + 1);
+    const key = sanitizeText(k, 64).text;
+    // "__pro\u200bto__" sanitizes into a key the parser rejected; never re-create one.
+    if (key === '__proto__' || key === 'prototype') continue;
+    out[key] = sanitizeDeep(v, maxTextBytes, depth + 1);
   }
   return out;
 }
@@ -214,10 +219,13 @@ function describeValue(value: unknown): string {
   return `${typeof value === 'number' ? 'the number' : typeof value === 'boolean' ? 'the boolean' : typeof value} ${String(value)}`;
 }
 
-function firstNonSpace(text: string): number {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0xfeff) return i;
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+function firstNonSpaceByte(body: Buffer): number {
+  let i = body[0] === UTF8_BOM[0] && body[1] === UTF8_BOM[1] && body[2] === UTF8_BOM[2] ? 3 : 0;
+  for (; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
   }
   return -1;
 }

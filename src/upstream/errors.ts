@@ -27,6 +27,23 @@ function codesOf(err: unknown): string[] {
   return codes;
 }
 
+/**
+ * undici's parser errors carry no code (its HPE_ lookup finds none in 7.x) and
+ * its "the peer broke HTTP" socket errors share UND_ERR_SOCKET with plain
+ * resets, so these two are recognised by class name and fixed message.
+ */
+function isHttpViolation(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 5; depth++) {
+    const e = cur as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+    if (e.name === 'HTTPParserError') return true;
+    // 'bad response': bytes or an unasked-for 100 Continue; 'bad upgrade': an unasked-for 101.
+    if (e.code === 'UND_ERR_SOCKET' && (e.message === 'bad response' || e.message === 'bad upgrade')) return true;
+    cur = e.cause;
+  }
+  return false;
+}
+
 function findAborted(err: unknown): CallAborted | undefined {
   let cur: unknown = err;
   for (let depth = 0; cur && depth < 5; depth++) {
@@ -52,8 +69,10 @@ export function classifyTransportError(err: unknown, receivedBody = false): Reas
   if (has('ENOTFOUND') || has('EAI_AGAIN') || has('EAI_FAIL') || has('EAI_NONAME')) return 'UPSTREAM_DNS_FAILURE';
   if (has('EHOSTUNREACH') || has('ENETUNREACH') || has('EADDRNOTAVAIL')) return 'UPSTREAM_UNREACHABLE';
   if (codes.some((c) => TLS_CODES.test(c))) return 'UPSTREAM_TLS_ERROR';
-  if (has('UND_ERR_HEADERS_OVERFLOW') || codes.some((c) => c.startsWith('HPE_')) || has('UND_ERR_INFO')) return 'UPSTREAM_PROTOCOL_ERROR';
-  if (has('UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) return 'TRUNCATED_RESPONSE';
+  if (has('UND_ERR_HEADERS_OVERFLOW') || codes.some((c) => c.startsWith('HPE_')) || has('UND_ERR_INFO') || isHttpViolation(err)) return 'UPSTREAM_PROTOCOL_ERROR';
+  // undici reports any parse error after a Content-Length header (a duplicate one, one beside
+  // Transfer-Encoding...) as this mismatch: before the head arrived it is a framing violation.
+  if (has('UND_ERR_RES_CONTENT_LENGTH_MISMATCH')) return receivedBody ? 'TRUNCATED_RESPONSE' : 'UPSTREAM_PROTOCOL_ERROR';
   if (has('Z_DATA_ERROR') || has('Z_BUF_ERROR') || has('ERR_BROTLI_DECOMPRESSION_FAILED') || codes.some((c) => c.startsWith('ERR__ERROR_FORMAT') || c.startsWith('Z_'))) return 'INVALID_ENCODING';
   if (has('ECONNRESET') || has('EPIPE') || has('UND_ERR_SOCKET')) return receivedBody ? 'TRUNCATED_RESPONSE' : 'UPSTREAM_RESET';
   if (has('UND_ERR_ABORTED') || has('ABORT_ERR')) return 'UPSTREAM_TIMEOUT';

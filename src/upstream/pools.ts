@@ -4,8 +4,9 @@
  * created lazily and closed with the gateway.
  */
 import { Pool, type Dispatcher } from 'undici';
-import type { RemoteConfig } from '../config/schema.js';
+import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { guardedLookup, type LookupFunction } from './egress.js';
+import { refuseUntrustedFraming } from './framing.js';
 
 export interface PoolOptions {
   /** Replaces the system resolver (tests play a rebinding DNS with it). */
@@ -13,13 +14,14 @@ export interface PoolOptions {
 }
 
 export class UpstreamPools {
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, Dispatcher>();
 
   constructor(private readonly options: PoolOptions = {}) {}
 
   get(remote: RemoteConfig): Dispatcher {
     let pool = this.#pools.get(remote.name);
     if (!pool) {
+      // compose() returns a proxy over the pool: close/destroy still reach it, every request passes the framing check.
       pool = new Pool(remote.url.origin, {
         connect: {
           timeout: remote.timeouts.connectMs,
@@ -32,10 +34,27 @@ export class UpstreamPools {
         connections: remote.maxConnections,
         maxHeaderSize: 32 * 1024,
         keepAliveTimeout: 4_000,
-      });
+      }).compose(refuseUntrustedFraming);
       this.#pools.set(remote.name, pool);
     }
     return pool;
+  }
+
+  /**
+   * After a reload: pools of remotes that are gone or whose connection
+   * settings changed are removed (new calls get a fresh pool) and closed
+   * gracefully, so requests already on them finish.
+   */
+  retire(previous: GatewayConfig, next: GatewayConfig): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [name, pool] of this.#pools) {
+      const before = previous.remotes.get(name);
+      const after = next.remotes.get(name);
+      if (after && before && connectionKey(before) === connectionKey(after)) continue;
+      this.#pools.delete(name);
+      closing.push(pool.close().catch(() => undefined));
+    }
+    return Promise.all(closing).then(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -43,4 +62,19 @@ export class UpstreamPools {
     this.#pools.clear();
     await Promise.allSettled(pools.map((p) => p.destroy()));
   }
+}
+
+function connectionKey(remote: RemoteConfig): string {
+  const tls = remote.tls;
+  return JSON.stringify([
+    remote.url.origin,
+    remote.allowPrivateNetwork,
+    remote.maxConnections,
+    remote.timeouts.connectMs,
+    remote.timeouts.headersMs,
+    tls.minVersion,
+    tls.ca?.toString('base64'),
+    tls.cert?.toString('base64'),
+    tls.key?.toString('base64'),
+  ]);
 }

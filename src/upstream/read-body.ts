@@ -33,6 +33,15 @@ function decoderFor(contentEncoding: string | undefined): Decoder | null | 'unsu
   }
 }
 
+/**
+ * Drops a body we will not read. undici's body emits 'error' when destroyed
+ * unread; with no listener that would crash the process.
+ */
+export function discardBody(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
@@ -40,7 +49,7 @@ export function headerValue(value: string | string[] | undefined): string | unde
 export async function readCappedBody(body: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<BodyRead> {
   const decoder = decoderFor(contentEncoding);
   if (decoder === 'unsupported') {
-    body.destroy();
+    discardBody(body);
     return { ok: false, reason: 'UNSUPPORTED_ENCODING', wireBytes: 0 };
   }
   let wireBytes = 0;
@@ -52,7 +61,7 @@ export async function readCappedBody(body: Readable, contentEncoding: string | u
         wireBytes += chunk.length;
         decoded += chunk.length;
         if (decoded > maxBytes) {
-          body.destroy();
+          discardBody(body);
           return { ok: false, reason: 'RESPONSE_TOO_LARGE', wireBytes };
         }
         chunks.push(chunk);
@@ -63,8 +72,9 @@ export async function readCappedBody(body: Readable, contentEncoding: string | u
       decoded = chunks.reduce((n, c) => n + c.length, 0);
     }
   } catch (error) {
-    body.destroy();
-    return { ok: false, reason: classifyTransportError(error, wireBytes > 0), wireBytes, error };
+    discardBody(body);
+    // The head has arrived, so whatever breaks now (reset, close, a short body) truncates a response.
+    return { ok: false, reason: classifyTransportError(error, true), wireBytes, error };
   }
   return { ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, decoded), wireBytes };
 }
@@ -83,7 +93,8 @@ function decodeCapped(
       if (settled) return;
       settled = true;
       if (err !== undefined || value !== undefined) {
-        body.destroy();
+        discardBody(body);
+        decoder.on('error', () => {});
         decoder.destroy();
       }
       if (err !== undefined) reject(err);

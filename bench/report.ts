@@ -1,0 +1,56 @@
+/** The bench's output: one table row per measured quantity, and the JSON file with every round. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+
+export interface Row {
+  readonly scenario: string;
+  readonly direct: string;
+  readonly gateway: string;
+  /** gateway/direct, or the added amount for latencies. */
+  readonly ratio: string;
+  readonly goal: string;
+  /** null when the row is reported, not judged. */
+  readonly met: boolean | null;
+}
+
+export interface ScenarioResult {
+  readonly id: string;
+  readonly rows: Row[];
+  /** Every round's raw numbers, so a reader can see the spread, not only the median. */
+  readonly rounds: Record<string, unknown>;
+  readonly notes: string[];
+}
+
+export function fmt(value: number, digits = 2): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  return value >= 1000 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits);
+}
+
+export function formatTable(rows: readonly Row[]): string {
+  const header = ['scenario', 'direct', 'gateway', 'ratio', 'goal', 'met?'];
+  const cells = rows.map((r) => [r.scenario, r.direct, r.gateway, r.ratio, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+  return [line(header), rule, ...cells.map(line)].join('\n');
+}
+
+export function machineInfo(): Record<string, unknown> {
+  const list = cpus();
+  return {
+    cpus: list.length,
+    cpuModel: list[0]?.model ?? 'unknown',
+    memoryMiB: Math.round(totalmem() / 1024 / 1024),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    date: new Date().toISOString(),
+    /** 1-minute load average: above the CPU count, other work shared the machine and every number is noisier. */
+    loadAverage1m: Math.round(loadavg()[0]! * 100) / 100,
+  };
+}
+
+export function writeResults(path: string, data: Record<string, unknown>): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
+}

@@ -1,0 +1,117 @@
+/**
+ * npm run bench [-- --quick] [-- --only <id>[,<id>...]] [-- --no-build]
+ *
+ * Builds the gateway, starts the upstream agent and the gateway as separate
+ * processes (this process is only the load generator), runs each scenario
+ * with direct and through-gateway rounds alternating, prints one table and
+ * writes bench/results/latest.json. `--only profile` runs the CPU profile of
+ * the unary hot path instead (not part of the default set: a profiled
+ * gateway is slower, so its numbers never enter the table).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BenchContext } from './context.js';
+import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
+import { profileUnary } from './profile.js';
+import { formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
+import { memoryStreams, memoryUnary } from './scenario-memory.js';
+import { normalizerCost } from './scenario-normalizer.js';
+import { streamingLatency, streamingThroughput } from './scenario-stream.js';
+import { unaryFixedRate, unaryLogCost, unarySaturation } from './scenario-unary.js';
+
+type Scenario = (ctx: BenchContext) => Promise<ScenarioResult>;
+
+const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([
+  ['unary-saturation', unarySaturation],
+  ['unary-fixed-rate', unaryFixedRate],
+  ['unary-log-cost', unaryLogCost],
+  ['normalizer', normalizerCost],
+  ['stream-throughput', streamingThroughput],
+  ['stream-latency', streamingLatency],
+  ['memory-unary', memoryUnary],
+  ['memory-stream', memoryStreams],
+]);
+const OPT_IN: ReadonlyMap<string, Scenario> = new Map([['profile', profileUnary]]);
+
+function parseCli() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      out: { type: 'string', default: join(ROOT, 'bench/results/latest.json') },
+    },
+    strict: true,
+  });
+  const known = new Map([...SCENARIOS, ...OPT_IN]);
+  const selected = values.only ? values.only.split(',').map((s) => s.trim()) : [...SCENARIOS.keys()];
+  for (const id of selected) {
+    if (!known.has(id)) throw new Error(`unknown scenario "${id}"; known: ${[...known.keys()].join(', ')}`);
+  }
+  return { quick: values.quick, selected, build: !values['no-build'], out: values.out, known };
+}
+
+async function main(): Promise<void> {
+  const cli = parseCli();
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const started = Date.now();
+  const machineBefore = machineInfo();
+  const busy = (m: Record<string, unknown>) => (m.loadAverage1m as number) > (m.cpus as number) * 0.5;
+  if (cli.build) {
+    const build = buildGateway();
+    if (!build.ok) {
+      if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error(`build failed and there is no dist/:\n${build.output}`);
+      log(`warning: build failed, benchmarking the existing dist/ (someone may be mid-edit):\n${build.output.split('\n').slice(0, 10).join('\n')}`);
+    }
+  }
+  const children: Child[] = [];
+  const results: ScenarioResult[] = [];
+  try {
+    const upstream = await startUpstream();
+    children.push(upstream);
+    const gateway = await startGateway({ upstreamPort: upstream.port, logLevel: 'warn' });
+    children.push(gateway);
+    const ctx: BenchContext = { quick: cli.quick, upstream, gateway, log };
+    log(`bench: ${cli.quick ? 'quick' : 'full'} run; gateway pid ${gateway.pid} at logLevel warn (per-call info logging off)`);
+    for (const id of cli.selected) {
+      log(`[${id}]`);
+      const t0 = Date.now();
+      const result = await cli.known.get(id)!(ctx);
+      results.push(result);
+      for (const note of result.notes) log(`  note: ${note}`);
+      log(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    }
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+
+  const rows: Row[] = results.flatMap((r) => r.rows);
+  const table = formatTable(rows);
+  process.stdout.write(`\n${table}\n\n`);
+  process.stdout.write('Gateway at logLevel warn: per-call info logging is off in every row except the one that measures it.\n');
+  process.stdout.write(`Load generator, gateway and upstream share ${machineInfo().cpus} CPUs; direct rounds use two processes, gateway rounds three.\n`);
+  const machineAfter = machineInfo();
+  if (busy(machineBefore) || busy(machineAfter)) {
+    process.stdout.write(
+      `WARNING: the machine was busy (load average ${machineBefore.loadAverage1m} before, ${machineAfter.loadAverage1m} after, ${machineAfter.cpus} CPUs): other processes took CPU, numbers are noisy.\n`,
+    );
+  }
+  const seconds = (Date.now() - started) / 1000;
+  process.stdout.write(`Total ${seconds.toFixed(0)} s. Results: ${cli.out}\n`);
+  writeResults(cli.out, {
+    machine: { ...machineAfter, loadAverage1mBefore: machineBefore.loadAverage1m },
+    mode: cli.quick ? 'quick' : 'full',
+    scenarios: cli.selected,
+    gatewayLogLevel: 'warn (per-call info logging off; see unary-log-cost for its cost)',
+    seconds: Math.round(seconds),
+    table: rows,
+    results,
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,171 @@
+/**
+ * Streaming scenarios (message/stream through the SSE relay): events/s with
+ * the upstream writing as fast as the socket takes it, and the per-event
+ * latency the gateway adds when events are paced. Direct and gateway rounds
+ * alternate. Skipped, with a note, when the gateway does not answer
+ * message/stream with an event stream.
+ */
+import { Pool } from 'undici';
+import { STREAM_REQUEST } from './bodies.js';
+import { alternate, directUrl, gatewayUrl, type BenchContext } from './context.js';
+import { fmt, type ScenarioResult } from './report.js';
+import { countEvents, eventLatencies } from './sse-client.js';
+import { median, percentile, round } from './stats.js';
+
+/** Must match the upstream routes the gateway's `sse` and `ssepaced` remotes point at (bench/processes.ts). */
+const BURST_ROUTE = 'sse/2000/256';
+const PACED_ROUTE = 'sse-paced/200/10';
+const BURST_STREAMS = 4;
+const PACED_STREAMS = 5;
+
+/** True when the gateway relays message/stream as text/event-stream. */
+export async function streamingWired(ctx: BenchContext): Promise<boolean> {
+  try {
+    const res = await fetch(gatewayUrl(ctx.gateway, 'sse'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: STREAM_REQUEST,
+    });
+    const type = res.headers.get('content-type') ?? '';
+    const text = await res.text();
+    return res.status === 200 && type.startsWith('text/event-stream') && text.startsWith('data: {"jsonrpc":"2.0","id":1,"result":');
+  } catch {
+    return false;
+  }
+}
+
+const notWired = (id: string): ScenarioResult => ({
+  id,
+  rows: [],
+  rounds: {},
+  notes: ['SKIPPED: the gateway does not answer message/stream with an SSE stream of results; nothing to measure'],
+});
+
+function poolFor(url: string, connections: number): { pool: Pool; path: string } {
+  const u = new URL(url);
+  return { pool: new Pool(u.origin, { connections, keepAliveTimeout: 30_000 }), path: u.pathname };
+}
+
+interface BurstRound {
+  eventsPerSecond: number;
+  events: number;
+  streams: number;
+  badStreams: number;
+}
+
+/** `streams` callers each reading whole streams back to back for `seconds`. */
+async function burstRound(url: string, seconds: number, streams: number): Promise<BurstRound> {
+  const { pool, path } = poolFor(url, streams);
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const totals = { events: 0, streams: 0, badStreams: 0 };
+  const caller = async () => {
+    while (performance.now() < end) {
+      const r = await countEvents(pool, path);
+      totals.events += r.events;
+      totals.streams++;
+      if (r.errorEvents > 0 || r.events !== 2000) totals.badStreams++;
+    }
+  };
+  await Promise.all(Array.from({ length: streams }, caller));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  return { eventsPerSecond: totals.events / elapsed, ...totals };
+}
+
+export async function streamingThroughput(ctx: BenchContext): Promise<ScenarioResult> {
+  if (!(await streamingWired(ctx))) return notWired('stream-throughput');
+  const direct = directUrl(ctx, BURST_ROUTE);
+  const via = gatewayUrl(ctx.gateway, 'sse');
+  const seconds = ctx.quick ? 2 : 4;
+  await burstRound(direct, 1, BURST_STREAMS);
+  await burstRound(via, 1, BURST_STREAMS);
+  const notes: string[] = [];
+  const one = async (url: string, label: string) => {
+    const r = await burstRound(url, seconds, BURST_STREAMS);
+    ctx.log(`  ${label}: ${fmt(r.eventsPerSecond)} events/s over ${r.streams} streams`);
+    if (r.badStreams > 0) notes.push(`${label}: ${r.badStreams} of ${r.streams} streams did not carry exactly 2000 result events`);
+    return r;
+  };
+  const measured = await alternate(ctx.quick ? 2 : 3, () => one(direct, 'direct'), () => one(via, 'gateway'));
+  const d = median(measured.a.map((r) => r.eventsPerSecond));
+  const g = median(measured.b.map((r) => r.eventsPerSecond));
+  return {
+    id: 'stream-throughput',
+    rows: [
+      {
+        scenario: `stream events/s, ${BURST_STREAMS} streams x 2000 events of 256 B`,
+        direct: fmt(d),
+        gateway: fmt(g),
+        ratio: (g / d).toFixed(2),
+        goal: '>= 0.80',
+        met: g / d >= 0.8,
+      },
+    ],
+    rounds: { seconds, streams: BURST_STREAMS, route: BURST_ROUTE, direct: measured.a, gateway: measured.b },
+    notes: [...notes, 'the upstream writes one event per socket write (as A2A servers do), as fast as backpressure allows'],
+  };
+}
+
+interface LatencyRound {
+  p50Ms: number;
+  p99Ms: number;
+  events: number;
+  errorEvents: number;
+}
+
+async function pacedRound(url: string): Promise<LatencyRound> {
+  const { pool, path } = poolFor(url, PACED_STREAMS);
+  const latencies: number[] = [];
+  const counts = await Promise.all(Array.from({ length: PACED_STREAMS }, () => eventLatencies(pool, path, latencies)));
+  await pool.close();
+  return {
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    events: counts.reduce((n, c) => n + c.events, 0),
+    errorEvents: counts.reduce((n, c) => n + c.errorEvents, 0),
+  };
+}
+
+export async function streamingLatency(ctx: BenchContext): Promise<ScenarioResult> {
+  if (!(await streamingWired(ctx))) return notWired('stream-latency');
+  const direct = directUrl(ctx, PACED_ROUTE);
+  const via = gatewayUrl(ctx.gateway, 'ssepaced');
+  await pacedRound(direct);
+  await pacedRound(via);
+  const notes: string[] = [];
+  const one = async (url: string, label: string) => {
+    const r = await pacedRound(url);
+    ctx.log(`  ${label}: ${r.events} events, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms`);
+    if (r.errorEvents > 0 || r.events !== 200 * PACED_STREAMS) notes.push(`${label}: ${r.events} events, ${r.errorEvents} error events`);
+    return r;
+  };
+  const measured = await alternate(ctx.quick ? 2 : 3, () => one(direct, 'direct'), () => one(via, 'gateway'));
+  const p = (side: LatencyRound[], key: 'p50Ms' | 'p99Ms') => median(side.map((r) => r[key]));
+  const added50 = p(measured.b, 'p50Ms') - p(measured.a, 'p50Ms');
+  const added99 = p(measured.b, 'p99Ms') - p(measured.a, 'p99Ms');
+  const rate = `${PACED_STREAMS} streams x 1 event/10 ms`;
+  return {
+    id: 'stream-latency',
+    rows: [
+      {
+        scenario: `stream per-event latency p50 (ms), ${rate}`,
+        direct: p(measured.a, 'p50Ms').toFixed(3),
+        gateway: p(measured.b, 'p50Ms').toFixed(3),
+        ratio: `+${added50.toFixed(3)} ms`,
+        goal: 'report',
+        met: null,
+      },
+      {
+        scenario: `stream per-event latency p99 (ms), ${rate}`,
+        direct: p(measured.a, 'p99Ms').toFixed(3),
+        gateway: p(measured.b, 'p99Ms').toFixed(3),
+        ratio: `+${added99.toFixed(3)} ms`,
+        goal: 'report',
+        met: null,
+      },
+    ],
+    rounds: { route: PACED_ROUTE, streams: PACED_STREAMS, direct: measured.a, gateway: measured.b, addedP50Ms: round(added50, 3), addedP99Ms: round(added99, 3) },
+    notes: [...notes, 'per-event latency: upstream process.hrtime stamp (CLOCK_MONOTONIC, shared by all processes) to the chunk arriving at the reader'],
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Unary scenarios: saturation throughput, added latency at a fixed rate, and
+ * what per-call info logging costs. Each compares two targets in the same
+ * run, alternating rounds.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { UNARY_REQUEST } from './bodies.js';
+import { alternate, directUrl, gatewayUrl, type BenchContext } from './context.js';
+import { fixedRate, probe, saturate, upstreamServed, type SaturationRound } from './load.js';
+import { startGateway, TMP } from './processes.js';
+import { fmt, type ScenarioResult } from './report.js';
+import { median, round } from './stats.js';
+
+const CONNECTIONS = 50;
+const RATE = 1_000;
+
+const roundSeconds = (ctx: BenchContext) => (ctx.quick ? 2 : 5);
+/** Rounds per side: at least 2 each, so the spread is visible. */
+const rounds = (ctx: BenchContext) => (ctx.quick ? 2 : 3);
+
+/** A saturation round that also checks the upstream really answered every 2xx the target counted. */
+async function checkedSaturation(ctx: BenchContext, url: string, seconds: number, notes: string[], label: string): Promise<SaturationRound> {
+  const before = await upstreamServed(ctx.upstream.port);
+  const r = await saturate(url, UNARY_REQUEST, seconds, CONNECTIONS);
+  const served = (await upstreamServed(ctx.upstream.port)) - before;
+  // Calls in flight when the load generator stops are served but not counted: allow a few per connection.
+  if (Math.abs(served - r.ok) > 2 * CONNECTIONS) notes.push(`${label}: upstream served ${served} calls but the load generator counted ${r.ok} 2xx replies`);
+  if (r.errors + r.non2xx > 0) notes.push(`${label}: ${r.errors} errors/timeouts, ${r.non2xx} non-2xx`);
+  ctx.log(`  ${label}: ${fmt(r.rps)} req/s (p50 ${r.latencyP50Ms} ms, p99 ${r.latencyP99Ms} ms)`);
+  return r;
+}
+
+export async function unarySaturation(ctx: BenchContext): Promise<ScenarioResult> {
+  const direct = directUrl(ctx, 'unary/1024');
+  const via = gatewayUrl(ctx.gateway, 'unary1k');
+  await probe(direct, UNARY_REQUEST);
+  await probe(via, UNARY_REQUEST);
+  const notes: string[] = [];
+  const seconds = roundSeconds(ctx);
+  // Warm both paths (JIT, keep-alive pools) before anything is recorded.
+  await saturate(direct, UNARY_REQUEST, 1, CONNECTIONS);
+  await saturate(via, UNARY_REQUEST, 1, CONNECTIONS);
+  const measured = await alternate(
+    rounds(ctx),
+    () => checkedSaturation(ctx, direct, seconds, notes, 'direct'),
+    () => checkedSaturation(ctx, via, seconds, notes, 'gateway'),
+  );
+  const d = median(measured.a.map((r) => r.rps));
+  const g = median(measured.b.map((r) => r.rps));
+  const ratio = g / d;
+  return {
+    id: 'unary-saturation',
+    rows: [
+      {
+        scenario: `unary saturation, 1 KiB result, ${CONNECTIONS} conn (req/s)`,
+        direct: fmt(d),
+        gateway: fmt(g),
+        ratio: ratio.toFixed(2),
+        goal: '>= 0.50',
+        met: ratio >= 0.5,
+      },
+    ],
+    rounds: { seconds, connections: CONNECTIONS, direct: measured.a, gateway: measured.b },
+    notes,
+  };
+}
+
+export async function unaryFixedRate(ctx: BenchContext): Promise<ScenarioResult> {
+  const direct = directUrl(ctx, 'unary/1024');
+  const via = gatewayUrl(ctx.gateway, 'unary1k');
+  await probe(direct, UNARY_REQUEST);
+  await probe(via, UNARY_REQUEST);
+  const seconds = roundSeconds(ctx);
+  await fixedRate(direct, UNARY_REQUEST, RATE, 1);
+  await fixedRate(via, UNARY_REQUEST, RATE, 1);
+  const notes: string[] = [];
+  const one = async (url: string, label: string) => {
+    const r = await fixedRate(url, UNARY_REQUEST, RATE, seconds);
+    ctx.log(`  ${label}: ${fmt(r.achievedRps)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms`);
+    if (r.bad > 0 || r.late > 0) notes.push(`${label}: ${r.bad} bad replies, ${r.late} requests skipped (all connections busy)`);
+    return r;
+  };
+  const measured = await alternate(rounds(ctx), () => one(direct, 'direct'), () => one(via, 'gateway'));
+  const p = (side: typeof measured.a, key: 'p50Ms' | 'p99Ms') => median(side.map((r) => r[key]));
+  const added50 = p(measured.b, 'p50Ms') - p(measured.a, 'p50Ms');
+  const added99 = p(measured.b, 'p99Ms') - p(measured.a, 'p99Ms');
+  return {
+    id: 'unary-fixed-rate',
+    rows: [
+      {
+        scenario: `unary ${RATE} req/s, p50 latency (ms)`,
+        direct: p(measured.a, 'p50Ms').toFixed(3),
+        gateway: p(measured.b, 'p50Ms').toFixed(3),
+        ratio: `+${added50.toFixed(3)} ms`,
+        goal: 'report',
+        met: null,
+      },
+      {
+        scenario: `unary ${RATE} req/s, p99 latency (ms)`,
+        direct: p(measured.a, 'p99Ms').toFixed(3),
+        gateway: p(measured.b, 'p99Ms').toFixed(3),
+        ratio: `+${added99.toFixed(3)} ms`,
+        goal: 'added <= 1 ms',
+        met: added99 <= 1,
+      },
+    ],
+    rounds: { seconds, rate: RATE, direct: measured.a, gateway: measured.b, addedP50Ms: round(added50, 3), addedP99Ms: round(added99, 3) },
+    notes: [...notes, 'latency is timed from dispatch to the last body byte by an undici client in the load-generator process'],
+  };
+}
+
+/** The same gateway at logLevel info (one line per call, to a file) against one at warn. */
+export async function unaryLogCost(ctx: BenchContext): Promise<ScenarioResult> {
+  const logFile = join(TMP, 'gateway-info.log');
+  rmSync(logFile, { force: true });
+  const info = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'info', logFile });
+  try {
+    const quiet = gatewayUrl(ctx.gateway, 'unary1k');
+    const loud = gatewayUrl(info, 'unary1k');
+    await probe(loud, UNARY_REQUEST);
+    await saturate(loud, UNARY_REQUEST, 1, CONNECTIONS);
+    const seconds = ctx.quick ? 2 : 4;
+    const notes: string[] = [];
+    const measured = await alternate(
+      rounds(ctx),
+      () => checkedSaturation(ctx, quiet, seconds, notes, 'gateway warn'),
+      () => checkedSaturation(ctx, loud, seconds, notes, 'gateway info'),
+    );
+    const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"call"')).length;
+    const w = median(measured.a.map((r) => r.rps));
+    const i = median(measured.b.map((r) => r.rps));
+    return {
+      id: 'unary-log-cost',
+      rows: [
+        {
+          scenario: 'unary saturation with info log to file (req/s; left = gateway at warn)',
+          direct: fmt(w),
+          gateway: fmt(i),
+          ratio: (i / w).toFixed(2),
+          goal: 'report',
+          met: null,
+        },
+      ],
+      rounds: { seconds, warn: measured.a, info: measured.b, callLogLines: lines },
+      notes: [...notes, `${lines} per-call log lines were written to the file during the info runs`],
+    };
+  } finally {
+    await info.stop();
+  }
+}

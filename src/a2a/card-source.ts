@@ -1,0 +1,61 @@
+/**
+ * From a fetched card response to a validated card the cache can keep:
+ * HTTP status, UTF-8, JSON (depth-bounded, no prototype keys), schema.
+ * Every failure is a CardFetchError with a gateway Reason and a
+ * gateway-written detail.
+ */
+import sjson from 'secure-json-parse';
+import type { RemoteConfig } from '../config/schema.js';
+import { scanJson } from '../envelope/json-scan.js';
+import type { ProtocolGeneration } from './methods.js';
+import { CardFetchError, type FetchCard } from './card-fetch.js';
+import { parseMaxAge, type FetchedCard } from './card-cache.js';
+import { validateCard } from './card-validate.js';
+import { headerValue } from '../upstream/read-body.js';
+
+/** A card that passed its generation's schema, not yet rewritten (the rewrite depends on the caller's base URL). */
+export interface ValidCard {
+  readonly generation: ProtocolGeneration;
+  readonly card: Record<string, unknown>;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses card bytes; throws CardFetchError. */
+export function parseCardBody(body: Buffer, maxJsonDepth: number, httpStatus?: number): unknown {
+  const ctx = { httpStatus };
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new CardFetchError('INVALID_UTF8', ctx);
+  }
+  const trimmed = text.trimStart();
+  if (trimmed === '') throw new CardFetchError('EMPTY_RESPONSE', ctx);
+  if (!trimmed.startsWith('{')) throw new CardFetchError('NON_JSON_RESPONSE', { ...ctx, detail: 'a card must be a JSON object' });
+  if (scanJson(text, maxJsonDepth).problem === 'too-deep') {
+    throw new CardFetchError('JSON_TOO_DEEP', { ...ctx, detail: `deeper than ${maxJsonDepth} levels` });
+  }
+  try {
+    return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    const unsafe = err instanceof SyntaxError && err.message.includes('forbidden prototype');
+    throw new CardFetchError(unsafe ? 'UNSAFE_JSON' : 'INVALID_JSON', ctx);
+  }
+}
+
+/** Fetches, checks and validates a remote's card; the result is what CardCache stores. */
+export async function loadRemoteCard(remote: RemoteConfig, fetchCard: FetchCard, signal: AbortSignal): Promise<FetchedCard<ValidCard>> {
+  const response = await fetchCard(remote, signal);
+  const httpStatus = response.status;
+  if (httpStatus < 200 || httpStatus > 299) {
+    throw new CardFetchError('UPSTREAM_HTTP_ERROR', { httpStatus, detail: `card request answered HTTP ${httpStatus}` });
+  }
+  const parsed = parseCardBody(response.body, remote.limits.maxJsonDepth, httpStatus);
+  const validated = validateCard(parsed);
+  if (!validated.ok) throw new CardFetchError('INVALID_AGENT_CARD', { httpStatus, detail: validated.problem });
+  return {
+    card: { generation: validated.generation, card: validated.card },
+    maxAgeMs: parseMaxAge(headerValue(response.headers['cache-control'])),
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * Per-remote credentials the gateway adds to upstream requests: a bearer
+ * token from an environment variable or a file, or a named header from an
+ * environment variable. The secret lives only in a closure: printing,
+ * logging or JSON-serialising a source shows where the secret comes from,
+ * never the secret.
+ *
+ * Token files are re-read when they change (rotation, Kubernetes secret
+ * mounts). We poll with fs.statSync from `headers()`, at most once per
+ * `checkIntervalMs` (1 s), instead of fs.watchFile: no background timer to
+ * unref or stop at shutdown, no I/O at all while the remote is idle, the
+ * same behaviour on every filesystem, and a stat follows the symlink swap a
+ * secret mount does. The cost is one stat per second on the request path.
+ */
+import fs from 'node:fs';
+import { inspect } from 'node:util';
+import { Type, type Static } from '@sinclair/typebox';
+import { HOP_BY_HOP } from './header-policy.js';
+
+/** Header names a credential may not take: they would break or hijack the HTTP exchange. */
+export const FORBIDDEN_CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  'host',
+  'content-length',
+  'content-type',
+]);
+
+const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+// JSON Schema patterns have no case-insensitive flag, so spell each forbidden
+// name as [cC][oO]... inside a negative lookahead. (The names hold only
+// letters and '-', which needs no escape outside a class, even with the u flag.)
+const caseless = (word: string): string =>
+  [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+export const CREDENTIAL_HEADER_NAME_PATTERN =
+  `^(?!(?:${[...FORBIDDEN_CREDENTIAL_HEADERS].map(caseless).join('|')})$)[!#$%&'*+.^_\`|~0-9A-Za-z-]+$`;
+
+const CREDENTIAL_HEADER_NAME = new RegExp(CREDENTIAL_HEADER_NAME_PATTERN, 'u');
+
+const EnvName = (description: string) => Type.String({ pattern: ENV_NAME_PATTERN, description });
+
+export const BearerEnvAuthSchema = Type.Object(
+  { type: Type.Literal('bearer'), tokenEnv: EnvName('environment variable holding the token') },
+  { additionalProperties: false },
+);
+export const BearerFileAuthSchema = Type.Object(
+  {
+    type: Type.Literal('bearer'),
+    tokenFile: Type.String({ minLength: 1, description: 'file holding the token; re-read when it changes' }),
+  },
+  { additionalProperties: false },
+);
+export const HeaderAuthSchema = Type.Object(
+  {
+    type: Type.Literal('header'),
+    name: Type.String({ pattern: CREDENTIAL_HEADER_NAME_PATTERN, description: 'header to set, e.g. x-api-key' }),
+    valueEnv: EnvName('environment variable holding the header value'),
+  },
+  { additionalProperties: false },
+);
+export const AuthSchema = Type.Union([BearerEnvAuthSchema, BearerFileAuthSchema, HeaderAuthSchema]);
+
+export type BearerEnvAuth = Static<typeof BearerEnvAuthSchema>;
+export type BearerFileAuth = Static<typeof BearerFileAuthSchema>;
+export type HeaderAuth = Static<typeof HeaderAuthSchema>;
+export type AuthConfig = Static<typeof AuthSchema>;
+
+export class CredentialError extends Error {
+  override readonly name = 'CredentialError';
+}
+
+export interface CredentialSource {
+  /** The header(s) to add to each upstream request; a fresh object every call. */
+  headers(): Record<string, string>;
+  /** Where the secret comes from, e.g. "bearer from env API_TOKEN"; never the secret. */
+  readonly description: string;
+  toString(): string;
+  toJSON(): { readonly credential: string };
+}
+
+export interface CredentialSourceOptions {
+  /** Problems after creation (token file gone or invalid); the last good value stays in use. */
+  readonly onError?: (err: CredentialError) => void;
+  /** Monotonic ms; injectable for tests. */
+  readonly now?: () => number;
+  /** Minimum time between stat checks of a token file. */
+  readonly checkIntervalMs?: number;
+}
+
+// Visible ASCII and space only: CR/LF would split the request, NUL and other
+// controls make undici throw, and real tokens and API keys are ASCII.
+const VALID_SECRET = /^[\x20-\x7e]+$/;
+
+/** Builds the source for one remote; throws CredentialError when the secret is missing or invalid. */
+export function createCredentialSource(
+  auth: AuthConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  opts: CredentialSourceOptions = {},
+): CredentialSource {
+  if (auth.type === 'header') {
+    const name = auth.name.toLowerCase();
+    if (!CREDENTIAL_HEADER_NAME.test(name)) {
+      throw new CredentialError(`credential header name "${auth.name}" is not allowed`);
+    }
+    const value = readEnv(env, auth.valueEnv);
+    return makeSource(`header ${name} from env ${auth.valueEnv}`, () => ({ [name]: value }));
+  }
+  if ('tokenEnv' in auth) {
+    const token = readEnv(env, auth.tokenEnv);
+    return makeSource(`bearer from env ${auth.tokenEnv}`, () => ({ authorization: `Bearer ${token}` }));
+  }
+  const file = watchTokenFile(auth.tokenFile, opts);
+  return makeSource(`bearer from file ${auth.tokenFile}`, () => ({ authorization: `Bearer ${file.current()}` }));
+}
+
+function readEnv(env: Readonly<Record<string, string | undefined>>, name: string): string {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') {
+    throw new CredentialError(`environment variable ${name} is not set or is empty`);
+  }
+  if (!VALID_SECRET.test(value)) {
+    throw new CredentialError(`environment variable ${name} contains characters not allowed in a header value`);
+  }
+  return value;
+}
+
+function makeSource(description: string, headers: () => Record<string, string>): CredentialSource {
+  const shown = `CredentialSource(${description})`;
+  const source: CredentialSource = {
+    headers,
+    description,
+    toString: () => shown,
+    toJSON: () => ({ credential: description }),
+  };
+  // Without this, inspect() would list `headers` as a function only, but a
+  // future field holding a value must not appear by accident either.
+  Object.defineProperty(source, inspect.custom, { value: () => shown, enumerable: false });
+  return source;
+}
+
+interface FileSignature {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly ino: number;
+}
+
+interface TokenFile {
+  current(): string;
+}
+
+function watchTokenFile(path: string, opts: CredentialSourceOptions): TokenFile {
+  const now = opts.now ?? (() => performance.now());
+  const interval = opts.checkIntervalMs ?? 1000;
+  const first = readTokenFile(path);
+  if (first instanceof CredentialError) throw first;
+  let token = first.token;
+  let seen: FileSignature = first.signature;
+  let checkedAt = now();
+  // Report a failure once, not every second, until the file is good again.
+  let reported = false;
+
+  const report = (err: CredentialError): void => {
+    if (reported) return;
+    reported = true;
+    opts.onError?.(err);
+  };
+
+  return {
+    current(): string {
+      const at = now();
+      if (at - checkedAt < interval) return token;
+      checkedAt = at;
+      let signature: FileSignature;
+      try {
+        signature = signatureOf(fs.statSync(path));
+      } catch (err) {
+        report(new CredentialError(`token file ${path} cannot be read (${errorCode(err)}); keeping the last good token`));
+        return token;
+      }
+      if (sameSignature(signature, seen)) return token;
+      const next = readTokenFile(path);
+      if (next instanceof CredentialError) {
+        // Remember the bad version so it is not re-read until it changes again.
+        seen = signature;
+        report(new CredentialError(`${next.message}; keeping the last good token`));
+        return token;
+      }
+      token = next.token;
+      seen = next.signature;
+      reported = false;
+      return token;
+    },
+  };
+}
+
+function readTokenFile(path: string): { token: string; signature: FileSignature } | CredentialError {
+  let text: string;
+  let signature: FileSignature;
+  try {
+    // Open once so the stat and the content describe the same file even mid-rotation.
+    const fd = fs.openSync(path, 'r');
+    try {
+      signature = signatureOf(fs.fstatSync(fd));
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    return new CredentialError(`token file ${path} cannot be read (${errorCode(err)})`);
+  }
+  const token = text.trim();
+  if (token === '') return new CredentialError(`token file ${path} is empty`);
+  if (!VALID_SECRET.test(token)) {
+    return new CredentialError(`token file ${path} contains characters not allowed in a header value`);
+  }
+  return { token, signature };
+}
+
+function signatureOf(stat: fs.Stats): FileSignature {
+  return { mtimeMs: stat.mtimeMs, size: stat.size, ino: stat.ino };
+}
+
+function sameSignature(a: FileSignature, b: FileSignature): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** Only the OS error code (ENOENT, EACCES): OS messages can carry more than we want in a log. */
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code) ? code : 'error';
+}

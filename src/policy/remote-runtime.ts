@@ -1,0 +1,87 @@
+/**
+ * The live policy state of each remote: its concurrency slots, rate bucket,
+ * circuit breaker and credential source. Built from a GatewayConfig; a
+ * reload builds a new set, carrying over the state of remotes whose policy
+ * did not change (so a reload does not reset a breaker or a bucket).
+ */
+import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
+import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { ConcurrencyLimiter, type Release } from './concurrency.js';
+import { createCredentialSource, type CredentialSource } from './credentials.js';
+import { LimitError } from './limit-error.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface RuntimeHooks {
+  readonly onBreakerChange?: (remote: string, state: CircuitState) => void;
+  readonly onCredentialError?: (remote: string, err: Error) => void;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export class RemoteRuntime {
+  readonly limiter: ConcurrencyLimiter;
+  readonly bucket: TokenBucket | undefined;
+  readonly breaker: CircuitBreaker;
+  readonly credentials: CredentialSource | undefined;
+  /** What the state above was built from, to decide whether a reload can keep it. */
+  readonly fingerprint: string;
+
+  constructor(remote: RemoteConfig, hooks: RuntimeHooks) {
+    this.limiter = new ConcurrencyLimiter({
+      maxConcurrent: remote.limits.maxConcurrent,
+      maxQueued: remote.limits.maxQueued,
+      queueTimeoutMs: remote.timeouts.queueTimeoutMs,
+    });
+    this.bucket = remote.rateLimit ? new TokenBucket(remote.rateLimit) : undefined;
+    this.breaker = new CircuitBreaker({
+      ...remote.circuitBreaker,
+      onStateChange: (change) => hooks.onBreakerChange?.(remote.name, change.to),
+    });
+    this.credentials = remote.auth
+      ? createCredentialSource(remote.auth, hooks.env ?? process.env, {
+          onError: (err) => hooks.onCredentialError?.(remote.name, err),
+        })
+      : undefined;
+    this.fingerprint = fingerprintOf(remote);
+  }
+
+  /**
+   * Admission for one call, cheapest check first: an open circuit or an
+   * empty bucket refuse at once; then wait (bounded) for a concurrency slot.
+   */
+  async admit(signal?: AbortSignal): Promise<Release> {
+    if (!this.breaker.canPass()) throw new LimitError('CIRCUIT_OPEN', 'circuit open', this.breaker.retryAfterMs);
+    if (this.bucket) {
+      const taken = this.bucket.tryTake();
+      if (!taken.ok) throw new LimitError('RATE_LIMITED', 'bucket empty', taken.retryAfterMs);
+    }
+    return this.limiter.acquire(signal);
+  }
+
+  state(): Record<string, unknown> {
+    return {
+      circuit: this.breaker.state,
+      inFlight: this.limiter.inFlight,
+      queued: this.limiter.queued,
+      ...(this.credentials ? { credential: this.credentials.description } : {}),
+    };
+  }
+}
+
+function fingerprintOf(remote: RemoteConfig): string {
+  return JSON.stringify([remote.limits.maxConcurrent, remote.limits.maxQueued, remote.timeouts.queueTimeoutMs, remote.rateLimit, remote.circuitBreaker, remote.auth]);
+}
+
+/** Builds runtimes for `config`, reusing `previous` entries whose policy is unchanged. Throws CredentialError. */
+export function buildRuntimes(
+  config: GatewayConfig,
+  hooks: RuntimeHooks,
+  previous?: ReadonlyMap<string, RemoteRuntime>,
+): Map<string, RemoteRuntime> {
+  const out = new Map<string, RemoteRuntime>();
+  for (const remote of config.remotes.values()) {
+    const old = previous?.get(remote.name);
+    const fresh = old && old.fingerprint === fingerprintOf(remote) && !remote.auth ? old : new RemoteRuntime(remote, hooks);
+    out.set(remote.name, fresh);
+  }
+  return out;
+}

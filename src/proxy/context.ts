@@ -1,0 +1,30 @@
+/** What every call path needs from the gateway around it. */
+import type { GatewayConfig } from '../config/schema.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { UpstreamPools } from '../upstream/pools.js';
+
+export interface GatewayContext {
+  /** The config in force; a reload swaps what this returns. */
+  config(): GatewayConfig;
+  runtime(remote: string): RemoteRuntime | undefined;
+  readonly pools: UpstreamPools;
+  readonly metrics: GatewayMetrics;
+  readonly userAgent: string;
+  /** Aborted when the gateway starts shutting down: open streams end with GATEWAY_SHUTDOWN. */
+  readonly shutdown: AbortSignal;
+}
+
+/** One line per call: what the log and the metrics record. */
+export interface CallLog {
+  remote: string;
+  method?: string;
+  upstreamStatus?: number;
+  outcome: string;
+  bytesIn: number;
+  bytesOut: number;
+  attempts?: number;
+  upstreamMs?: number;
+  totalMs?: number;
+  events?: number;
+}

@@ -1,0 +1,35 @@
+/**
+ * Writes the one envelope a unary call answers with, and the call's log line
+ * and metrics. Every JSON-RPC reply the gateway sends goes through here.
+ */
+import type { FastifyReply } from 'fastify';
+import type { Normalized } from '../envelope/normalize.js';
+import type { CallLog, GatewayContext } from './context.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
+  log.totalMs = Math.round((performance.now() - started) * 1000) / 1000;
+  ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut);
+  reply.request.log.info({ call: log }, 'call');
+}
+
+export function sendEnvelope(
+  ctx: GatewayContext,
+  reply: FastifyReply,
+  normalized: Normalized,
+  log: CallLog,
+  started: number,
+  extraHeaders: Record<string, string> = {},
+  status = 200,
+): void {
+  log.outcome = normalized.outcome;
+  log.bytesOut = Buffer.byteLength(normalized.json);
+  finishCall(ctx, reply, log, started);
+  if (reply.raw.destroyed) return;
+  void reply
+    .code(status)
+    .headers({ ...extraHeaders, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
+    .type(JSON_TYPE)
+    .send(normalized.json);
+}

@@ -1,0 +1,113 @@
+/**
+ * One unary call: admission (breaker, rate, concurrency), the upstream
+ * request with a real total deadline, safe retries for read-only methods,
+ * a capped read, normalization, and the breaker's verdict.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RemoteConfig } from '../config/schema.js';
+import type { MethodInfo } from '../a2a/methods.js';
+import type { Reason } from '../envelope/codes.js';
+import { fail, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import type { CallerRequest } from '../jsonrpc/caller-request.js';
+import type { JsonRpcId } from '../envelope/envelope.js';
+import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
+import { LimitError } from '../policy/limit-error.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import { withRetries } from '../policy/retry.js';
+import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { headerValue, readCappedBody } from '../upstream/read-body.js';
+import type { CallLog, GatewayContext } from './context.js';
+import { sendEnvelope } from './reply.js';
+import { limitReply } from './limits.js';
+import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+
+/** Failures where the request cannot have reached the remote's application. */
+const RETRYABLE: ReadonlySet<Reason> = new Set(['UPSTREAM_REFUSED', 'UPSTREAM_CONNECT_TIMEOUT', 'UPSTREAM_DNS_FAILURE', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_RESET']);
+/** Outcomes that count against the remote's circuit breaker. */
+const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE']);
+
+/** A second look at a successful result (e.g. rewriting an extended agent card); returns the envelope to send. */
+export type ResultRewrite = (result: unknown, call: { request: FastifyRequest; remote: RemoteConfig; callerId: JsonRpcId }) => Normalized;
+
+export async function unaryCall(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; info: MethodInfo; path: string },
+  log: CallLog,
+  started: number,
+  rewriteResult?: ResultRewrite,
+): Promise<void> {
+  const { remote, runtime, call, info, path } = target;
+  const controller = new AbortController();
+  const deadlineAt = Date.now() + remote.timeouts.totalMs;
+  const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  const onCallerClose = () => {
+    if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+  };
+  reply.raw.once('close', onCallerClose);
+
+  let release: (() => void) | undefined;
+  let normalized: Normalized;
+  let responseHeaders: Record<string, string> = {};
+  let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
+  try {
+    release = await runtime.admit(controller.signal);
+    const headers = upstreamHeaders(ctx, request, remote, runtime, false);
+    const upstreamStarted = performance.now();
+    log.attempts = 0;
+    const res = await withRetries(
+      () => {
+        log.attempts = (log.attempts ?? 0) + 1;
+        return sendUpstream(ctx, remote, headers, { path, body: call.raw, streaming: false, signal: controller.signal });
+      },
+      {
+        ...remote.retries,
+        attempts: info.readOnly ? remote.retries.attempts : 1,
+        deadline: deadlineAt,
+        signal: controller.signal,
+        isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)),
+      },
+    );
+    log.upstreamStatus = res.statusCode;
+    responseHeaders = filterUpstreamResponseHeaders(res.headers);
+    const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes);
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
+    log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
+    if (read.ok) {
+      normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, policyOf(remote));
+      if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id });
+    } else {
+      if (read.error !== undefined) request.log.debug({ err: describeForLog(read.error) }, 'upstream body failed');
+      normalized = fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode });
+    }
+    breakerVerdict = res.statusCode >= 500 || BREAKER_FAILURES.has(normalized.outcome) ? 'failure' : 'success';
+  } catch (err) {
+    if (err instanceof LimitError) {
+      const limited = limitReply(call.id, remote.name, err);
+      normalized = limited.normalized;
+      responseHeaders = limited.headers;
+    } else {
+      const reason = classifyTransportError(err);
+      request.log.debug({ err: describeForLog(err) }, 'upstream call failed');
+      normalized = fail(call.id, reason, { remote: remote.name });
+      if (BREAKER_FAILURES.has(reason)) breakerVerdict = 'failure';
+    }
+  } finally {
+    clearTimeout(deadline);
+    reply.raw.off('close', onCallerClose);
+    release?.();
+  }
+  if (breakerVerdict === 'failure') runtime.breaker.onFailure();
+  else if (breakerVerdict === 'success') runtime.breaker.onSuccess();
+  sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
+}
+
+export function policyOf(remote: RemoteConfig) {
+  return {
+    remote: remote.name,
+    maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
+    maxJsonDepth: remote.limits.maxJsonDepth,
+    keepRemoteErrorData: remote.keepRemoteErrorData,
+  };
+}

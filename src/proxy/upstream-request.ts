@@ -1,0 +1,49 @@
+/** The request the gateway sends a remote: its headers and the pool call. */
+import type { FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { RemoteConfig } from '../config/schema.js';
+import { buildUpstreamHeaders } from '../policy/header-policy.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import type { GatewayContext } from './context.js';
+
+export interface UpstreamRequest {
+  readonly path: string;
+  readonly body: Buffer;
+  readonly streaming: boolean;
+  readonly signal: AbortSignal;
+}
+
+export function upstreamHeaders(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  remote: RemoteConfig,
+  runtime: RemoteRuntime,
+  streaming: boolean,
+): Record<string, string> {
+  return {
+    ...buildUpstreamHeaders(request.headers, { forwardHeaders: remote.forwardHeaders }),
+    // Configured credentials win over anything a caller sent.
+    ...runtime.credentials?.headers(),
+    'x-request-id': request.id,
+    'content-type': 'application/json',
+    accept: streaming ? 'text/event-stream' : 'application/json',
+    // Streams are relayed as they arrive, so they are asked for uncompressed.
+    'accept-encoding': streaming ? 'identity' : 'gzip, deflate, br',
+    'user-agent': ctx.userAgent,
+  };
+}
+
+export function sendUpstream(
+  ctx: GatewayContext,
+  remote: RemoteConfig,
+  headers: Record<string, string>,
+  req: UpstreamRequest,
+): Promise<Dispatcher.ResponseData> {
+  return ctx.pools.get(remote).request({
+    path: req.path,
+    method: 'POST',
+    headers,
+    body: req.body,
+    signal: req.signal,
+  });
+}

@@ -1,0 +1,153 @@
+/**
+ * GET /remotes/:name/.well-known/agent-card.json (and the 0.2-era agent.json):
+ * the remote's card, validated, cached, and rewritten so that every
+ * interface a caller finds points back at this gateway. Failures are small
+ * problem+json bodies the gateway writes itself; no remote bytes or headers
+ * are passed on.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig, RemoteConfig, ServerConfig } from '../config/schema.js';
+import { gatewayErrors, type Reason } from '../envelope/codes.js';
+import { CardCache, type CachedCard } from '../a2a/card-cache.js';
+import { CardFetchError, fetchCardWithUndici, type FetchCard } from '../a2a/card-fetch.js';
+import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
+import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import { prepareCardValidators } from '../a2a/card-validate.js';
+import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+
+export type { FetchCard, FetchedCardResponse } from '../a2a/card-fetch.js';
+
+export interface AgentCardRouteOptions {
+  /** The config, or a getter so a reloaded config applies to the next request. */
+  readonly config: GatewayConfig | (() => GatewayConfig);
+  /** Does the capped read of the card; defaults to a plain undici fetch with the egress guard. */
+  readonly fetchCard?: FetchCard;
+  /** Shared cache (tests inject one with a fake clock); one per plugin instance otherwise. */
+  readonly cache?: CardCache<ValidCard>;
+}
+
+export interface ProblemBody {
+  readonly type: 'about:blank';
+  readonly title: string;
+  readonly status: number;
+  readonly reason: Reason;
+  readonly detail?: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+const CARD_PATHS = ['/remotes/:name/.well-known/agent-card.json', '/remotes/:name/.well-known/agent.json'];
+
+export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRouteOptions): Promise<void> {
+  const config = typeof opts.config === 'function' ? opts.config : () => opts.config as GatewayConfig;
+  const fetchCard = opts.fetchCard ?? fetchCardWithUndici;
+  const cache = opts.cache ?? new CardCache<ValidCard>();
+  prepareCardValidators();
+  const handler = (request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) =>
+    serveCard(request, reply, config(), fetchCard, cache);
+  for (const path of CARD_PATHS) app.get(path, handler);
+}
+
+async function serveCard(
+  request: FastifyRequest<{ Params: { name: string } }>,
+  reply: FastifyReply,
+  config: GatewayConfig,
+  fetchCard: FetchCard,
+  cache: CardCache<ValidCard>,
+): Promise<void> {
+  const remote = config.remotes.get(request.params.name);
+  if (!remote) return sendProblem(reply, 404, 'UNKNOWN_REMOTE');
+
+  let cached: CachedCard<ValidCard>;
+  try {
+    cached = await cache.get(remote.name, () => withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal)), {
+      ttlMs: remote.timeouts.cardCacheTtlMs,
+      staleMs: remote.timeouts.cardCacheStaleMs,
+    });
+  } catch (err) {
+    const failure = describeFailure(err);
+    request.log.warn({ remote: remote.name, reason: failure.reason, httpStatus: failure.httpStatus, err: describeForLog(err) }, 'agent card fetch failed');
+    return sendProblem(reply, 502, failure.reason, failure.detail);
+  }
+  if (cached.stale) request.log.warn({ remote: remote.name }, 'serving a stale agent card: refresh failed');
+
+  let card: Record<string, unknown>;
+  try {
+    card = rewriteCard(cached.card.card, cached.card.generation, {
+      remoteUrl: remote.url,
+      gatewayRemoteUrl: gatewayRemoteUrl(request, config.server, remote),
+      maxCardTextBytes: remote.limits.maxCardTextBytes,
+    });
+  } catch (err) {
+    if (!(err instanceof CardProblemError)) throw err;
+    request.log.warn({ remote: remote.name, reason: err.reason }, 'agent card cannot be served');
+    return sendProblem(reply, 502, err.reason, err.problem);
+  }
+  await reply
+    .code(200)
+    .type(JSON_TYPE)
+    .header('cache-control', `max-age=${Math.floor(cached.remainingMs / 1000)}`)
+    .header('x-content-type-options', 'nosniff')
+    .send(JSON.stringify(card));
+}
+
+/** Runs `work` with an AbortSignal that fires after `ms`; the timer never outlives the work. */
+async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), ms);
+  try {
+    return await work(controller.signal);
+  } catch (err) {
+    // Whatever the fetch layer threw while being aborted, the cause is the deadline.
+    if (controller.signal.aborted) throw new CardFetchError('UPSTREAM_TIMEOUT', { cause: err, detail: `no card within ${ms} ms` });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describeFailure(err: unknown): { reason: Reason; detail?: string | undefined; httpStatus?: number | undefined } {
+  if (err instanceof CardFetchError) return { reason: err.reason, detail: err.detail, httpStatus: err.httpStatus };
+  // A fetchCard supplied by the gateway may throw its own typed errors carrying a catalogue reason.
+  const reason = (err as { reason?: unknown } | null)?.reason;
+  if (typeof reason === 'string' && Object.hasOwn(gatewayErrors, reason)) return { reason: reason as Reason };
+  return { reason: classifyTransportError(err) };
+}
+
+function sendProblem(reply: FastifyReply, status: number, reason: Reason, detail?: string): FastifyReply {
+  const body: ProblemBody = { type: 'about:blank', title: gatewayErrors[reason].message, status, reason, ...(detail ? { detail } : {}) };
+  return reply.code(status).type(PROBLEM_TYPE).header('cache-control', 'no-store').send(JSON.stringify(body));
+}
+
+// host[:port], a bracketed IPv6 literal, nothing else: a Host header goes into URLs callers follow.
+const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.split(',')[0]?.trim();
+}
+
+/** Where callers reach the gateway: `server.publicBaseUrl`, else the request's own scheme and host. */
+export function publicBaseUrl(request: FastifyRequest, server: Readonly<ServerConfig>): string {
+  if (server.publicBaseUrl) return server.publicBaseUrl.replace(/\/+$/, '');
+  const headers = request.raw.headers;
+  const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;
+  let proto = encrypted ? 'https' : 'http';
+  let host = headers.host;
+  if (server.trustProxy) {
+    const forwardedProto = firstHeader(headers['x-forwarded-proto'])?.toLowerCase();
+    if (forwardedProto === 'http' || forwardedProto === 'https') proto = forwardedProto;
+    host = firstHeader(headers['x-forwarded-host']) ?? host;
+  }
+  if (host === undefined || !HOST.test(host)) {
+    const socket = request.raw.socket;
+    const address = socket.localAddress ?? '127.0.0.1';
+    host = `${address.includes(':') ? `[${address}]` : address}:${socket.localPort ?? server.port}`;
+  }
+  return `${proto}://${host}`;
+}
+
+/** `<base>/remotes/<name>/`, always with the trailing slash clients resolve relative paths against. */
+export function gatewayRemoteUrl(request: FastifyRequest, server: Readonly<ServerConfig>, remote: RemoteConfig): string {
+  return `${publicBaseUrl(request, server)}/remotes/${encodeURIComponent(remote.name)}/`;
+}

@@ -1,0 +1,23 @@
+/**
+ * The extended agent card (`agent/getAuthenticatedExtendedCard`,
+ * `GetExtendedAgentCard`) arrives inside a JSON-RPC result; it gets the same
+ * rewrite and bounds as the public card, or the call fails with -32006.
+ */
+import { rewriteExtendedCardResult } from '../a2a/card-rewrite.js';
+import { serializeResultJson } from '../envelope/envelope.js';
+import { fail } from '../envelope/normalize.js';
+import type { GatewayContext } from '../proxy/context.js';
+import type { ResultRewrite } from '../proxy/unary.js';
+import { gatewayRemoteUrl } from './agent-card.js';
+
+export function cardResultRewrite(ctx: GatewayContext): ResultRewrite {
+  return (result, { request, remote, callerId }) => {
+    const rewritten = rewriteExtendedCardResult(result, {
+      remoteUrl: remote.url,
+      gatewayRemoteUrl: gatewayRemoteUrl(request, ctx.config().server, remote),
+      maxCardTextBytes: remote.limits.maxCardTextBytes,
+    });
+    if (!rewritten.ok) return fail(callerId, rewritten.reason, { remote: remote.name, httpStatus: 200 }, rewritten.problem);
+    return { json: serializeResultJson(callerId, JSON.stringify(rewritten.card)), outcome: 'ok', result: rewritten.card };
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The pure heart of the stream relay: upstream bytes in, caller events out.
+ * No sockets and no clock: relay.ts feeds it chunks and tells it when a timer
+ * or the gateway ends the stream. Every bound that is counted in bytes or
+ * events lives here, so a test (or a fuzz loop) can drive it with any
+ * chunking and check that the output is the same.
+ */
+import type { Reason } from '../envelope/codes.js';
+import type { JsonRpcId } from '../envelope/envelope.js';
+import { fail, normalizeReply, type NormalizePolicy } from '../envelope/normalize.js';
+import type { Limits, RemoteConfig } from '../config/schema.js';
+import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
+import { SseParser, type SseItem } from './sse-parser.js';
+
+export interface OutputEvent {
+  /** The exact text to write: `data: <one-line JSON>\n\n`. */
+  readonly text: string;
+  readonly json: string;
+  readonly outcome: EventOutcome;
+  /** Nothing follows this event; the relay closes both sides. */
+  readonly final: boolean;
+}
+
+export interface CoreOptions {
+  readonly callerId: JsonRpcId;
+  readonly remote: Pick<RemoteConfig, 'name' | 'keepRemoteErrorData'> & {
+    readonly limits: Pick<Limits, 'maxEventBytes' | 'maxStreamBytes' | 'maxStreamEvents' | 'maxResponseBytes' | 'maxErrorMessageBytes' | 'maxJsonDepth'>;
+  };
+  /** The upstream's HTTP status (200 for a stream). */
+  readonly httpStatus: number;
+}
+
+/** What relay.ts drives; both the SSE core and the plain-body core have this shape. */
+export interface RelayCore {
+  readonly finished: boolean;
+  /** How the stream ended so far: 'ok' until an error event is produced. */
+  readonly outcome: EventOutcome;
+  push(chunk: Buffer): OutputEvent[];
+  /** The upstream body ended cleanly. */
+  end(): OutputEvent[];
+  /** The upstream body failed (reset, abort) before it ended. */
+  broken(): OutputEvent[];
+  /** The gateway ends the stream (a timer, shutdown). */
+  stop(reason: Reason): OutputEvent[];
+}
+
+export function policyOf(remote: CoreOptions['remote']): NormalizePolicy {
+  return {
+    remote: remote.name,
+    maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
+    maxJsonDepth: remote.limits.maxJsonDepth,
+    keepRemoteErrorData: remote.keepRemoteErrorData,
+  };
+}
+
+export function toOutput(json: string, outcome: EventOutcome, final: boolean): OutputEvent {
+  const line = oneLine(json);
+  return { text: `data: ${line}\n\n`, json: line, outcome, final };
+}
+
+/** Shared ending logic: at most one final event, after which everything is ignored. */
+abstract class CoreBase implements RelayCore {
+  finished = false;
+  outcome: EventOutcome = 'ok';
+  protected readonly ctx: EventContext;
+
+  constructor(protected readonly opts: CoreOptions) {
+    this.ctx = { callerId: opts.callerId, policy: policyOf(opts.remote), httpStatus: opts.httpStatus };
+  }
+
+  abstract push(chunk: Buffer): OutputEvent[];
+  abstract end(): OutputEvent[];
+  abstract broken(): OutputEvent[];
+
+  stop(reason: Reason, detail?: string): OutputEvent[] {
+    if (this.finished) return [];
+    const ctx = { remote: this.ctx.policy.remote, httpStatus: this.ctx.httpStatus };
+    return [this.finish(toOutput(fail(this.ctx.callerId, reason, ctx, detail).json, reason, true))];
+  }
+
+  protected finish(event: OutputEvent): OutputEvent {
+    this.finished = true;
+    this.outcome = event.outcome;
+    return event;
+  }
+}
+
+/** An upstream `text/event-stream`: each event normalized, every bound counted as bytes arrive. */
+export class EventRelayCore extends CoreBase {
+  private readonly parser: SseParser;
+  private streamBytes = 0;
+  /** Upstream events dispatched (events with data), the count maxStreamEvents bounds. */
+  upstreamEvents = 0;
+
+  constructor(opts: CoreOptions) {
+    super(opts);
+    this.parser = new SseParser(opts.remote.limits.maxEventBytes);
+  }
+
+  push(chunk: Buffer): OutputEvent[] {
+    if (this.finished) return [];
+    const out: OutputEvent[] = [];
+    // Only the bytes within the stream bound are read, so the output does not depend on chunking.
+    const room = this.opts.remote.limits.maxStreamBytes - this.streamBytes;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.streamBytes += part.length;
+    this.parser.push(part, (item) => this.onItem(item, out));
+    if (!this.finished && part.length < chunk.length) {
+      out.push(...this.stop('STREAM_TOO_LARGE', `more than ${this.opts.remote.limits.maxStreamBytes} bytes`));
+    }
+    return out;
+  }
+
+  end(): OutputEvent[] {
+    if (this.finished) return [];
+    if (this.parser.pending) return this.stop('STREAM_TRUNCATED');
+    // A stream that closes without a single event would look to the caller like a silent success.
+    if (this.upstreamEvents === 0) return this.stop('EMPTY_RESPONSE', 'the stream ended without an event');
+    this.finished = true;
+    return [];
+  }
+
+  broken(): OutputEvent[] {
+    return this.stop(this.parser.pending ? 'STREAM_TRUNCATED' : 'UPSTREAM_RESET');
+  }
+
+  private onItem(item: SseItem, out: OutputEvent[]): boolean {
+    if (item.kind === 'comment') return true;
+    if (item.kind === 'too-large') {
+      out.push(...this.stop('EVENT_TOO_LARGE', `more than ${this.opts.remote.limits.maxEventBytes} bytes`));
+      return false;
+    }
+    this.upstreamEvents++;
+    if (this.upstreamEvents > this.opts.remote.limits.maxStreamEvents) {
+      out.push(...this.stop('STREAM_TOO_MANY_EVENTS', `more than ${this.opts.remote.limits.maxStreamEvents} events`));
+      return false;
+    }
+    const n = normalizeEvent(item, this.ctx, this.upstreamEvents);
+    const event = toOutput(n.json, n.outcome, n.final);
+    out.push(n.final ? this.finish(event) : event);
+    return !n.final;
+  }
+}
+
+/**
+ * An upstream that answered a streaming call with something other than an
+ * event stream (a JSON error, an HTML page, any non-2xx): read it with the
+ * unary cap and send what the unary normalizer makes of it as the one event.
+ */
+export class ReplyBodyCore extends CoreBase {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  push(chunk: Buffer): OutputEvent[] {
+    if (this.finished) return [];
+    this.size += chunk.length;
+    if (this.size > this.opts.remote.limits.maxResponseBytes) {
+      this.chunks.length = 0;
+      return this.stop('RESPONSE_TOO_LARGE', `more than ${this.opts.remote.limits.maxResponseBytes} bytes`);
+    }
+    this.chunks.push(chunk);
+    return [];
+  }
+
+  end(): OutputEvent[] {
+    if (this.finished) return [];
+    const body = Buffer.concat(this.chunks);
+    this.chunks.length = 0;
+    const n = normalizeReply({ status: this.opts.httpStatus, body }, this.opts.callerId, this.ctx.policy);
+    return [this.finish(toOutput(n.json, n.outcome, true))];
+  }
+
+  broken(): OutputEvent[] {
+    return this.stop('TRUNCATED_RESPONSE');
+  }
+}

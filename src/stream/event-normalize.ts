@@ -1,0 +1,91 @@
+/**
+ * One upstream SSE event → one caller event, through the same normalizer as
+ * unary replies. Pure: no I/O, no clock.
+ */
+import type { Reason } from '../envelope/codes.js';
+import type { JsonRpcId } from '../envelope/envelope.js';
+import { scanJson } from '../envelope/json-scan.js';
+import { fail, normalizeJsonText, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
+import type { SseEvent } from './sse-parser.js';
+
+export type EventOutcome = Normalized['outcome'];
+
+export interface NormalizedEvent {
+  /** One-line JSON-RPC envelope with the caller's id. */
+  readonly json: string;
+  readonly outcome: EventOutcome;
+  /** The stream ends after this event (an error: A2A streams end on error). */
+  readonly final: boolean;
+}
+
+export interface EventContext {
+  readonly callerId: JsonRpcId;
+  readonly policy: NormalizePolicy;
+  /** The upstream's HTTP status, reported in ErrorInfo metadata. */
+  readonly httpStatus: number;
+}
+
+/** `index` is the 1-based position of the event in the upstream stream, for ErrorInfo metadata. */
+export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number): NormalizedEvent {
+  if (event.invalidUtf8) return invalidEvent(ctx, index, 'INVALID_UTF8');
+  if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
+  const n = normalizeJsonText(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false };
+  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true };
+  return invalidEvent(ctx, index, n.outcome);
+}
+
+/**
+ * `event: error` data comes in three shapes in the wild: a JSON-RPC error
+ * response, a bare error object ({code, message, ...}), or plain text. Each
+ * goes through the unary normalizer's error rules (typed code kept, extra
+ * members dropped, text sanitized and bounded); anything else is unusable.
+ */
+function normalizeErrorEvent(data: string, ctx: EventContext, index: number): NormalizedEvent {
+  const text = data.trim();
+  if (text === '') return invalidEvent(ctx, index, 'EMPTY_RESPONSE');
+  // Depth first: classifying must not cost more than the normalizer's own guard allows.
+  if (scanJson(text, ctx.policy.maxJsonDepth).problem === 'too-deep') return invalidEvent(ctx, index, 'JSON_TOO_DEEP');
+  let parsed: unknown;
+  let isJson = true;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    isJson = false;
+  }
+  let envelopeText: string;
+  if (!isJson) envelopeText = wrapError(JSON.stringify(text));
+  else if (typeof parsed === 'string') envelopeText = wrapError(text);
+  else if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return invalidEvent(ctx, index, 'INVALID_RESPONSE');
+  else if (Object.hasOwn(parsed, 'error')) envelopeText = text;
+  else if (Object.hasOwn(parsed, 'code') || Object.hasOwn(parsed, 'message')) envelopeText = wrapError(text);
+  else return invalidEvent(ctx, index, 'INVALID_RESPONSE');
+
+  const n = normalizeJsonText(envelopeText, ctx.callerId, ctx.policy, ctx.httpStatus);
+  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true };
+  // An `error` event that normalizes to a success is not an error we can describe.
+  return invalidEvent(ctx, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome);
+}
+
+/** `errorJson` is valid JSON text (checked by the caller), so the wrapper is too. */
+function wrapError(errorJson: string): string {
+  return `{"jsonrpc":"2.0","id":null,"error":${errorJson}}`;
+}
+
+function invalidEvent(ctx: EventContext, index: number, cause: Reason): NormalizedEvent {
+  const n = fail(ctx.callerId, 'INVALID_EVENT', {
+    remote: ctx.policy.remote,
+    httpStatus: ctx.httpStatus,
+    metadata: { cause, event: index },
+  });
+  return { json: n.json, outcome: n.outcome, final: true };
+}
+
+/**
+ * A `data:` line ends at the first CR or LF, so the envelope must be one line.
+ * In valid JSON, CR and LF can only be whitespace between tokens (never raw
+ * inside a string), so turning them into spaces keeps the meaning.
+ */
+export function oneLine(json: string): string {
+  return json.includes('\n') || json.includes('\r') ? json.replace(/[\r\n]/g, ' ') : json;
+}

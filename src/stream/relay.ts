@@ -1,0 +1,254 @@
+/**
+ * Relays one upstream SSE response to the caller, every event normalized and
+ * the stream bounded in bytes, events and time. This file owns the sockets
+ * and the clock; everything counted in bytes lives in ./event-core.ts.
+ *
+ * The caller always gets HTTP 200 text/event-stream; every ending the gateway
+ * causes is one final error event, after which the relay ends the response
+ * itself (never through pipeline(), which can drop that last event).
+ */
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { RemoteConfig } from '../config/schema.js';
+import type { Reason } from '../envelope/codes.js';
+import type { JsonRpcId } from '../envelope/envelope.js';
+import { fail } from '../envelope/normalize.js';
+import { EventRelayCore, ReplyBodyCore, toOutput, type OutputEvent, type RelayCore } from './event-core.js';
+import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from './sse-writer.js';
+
+export interface StreamUpstream {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** undici's response body (raw bytes; the gateway asks the remote for identity encoding). */
+  body: Readable;
+}
+
+export interface StreamRelayOptions {
+  callerId: JsonRpcId;
+  remote: RemoteConfig;
+  /** The caller's raw response, headers not yet sent: the relay writes 200 text/event-stream itself. */
+  out: ServerResponse;
+  /** Extra response headers the gateway sets (x-request-id, filtered a2a-version...). */
+  headers?: Record<string, string>;
+  /** Destroys the upstream request and its socket at once. */
+  abortUpstream: () => void;
+  /** Gateway shutdown: end the stream with one GATEWAY_SHUTDOWN error event. */
+  shutdown?: AbortSignal;
+}
+
+export interface StreamOutcome {
+  outcome: 'ok' | 'REMOTE_ERROR' | Reason;
+  /** Events written to the caller (keep-alive comments not counted). */
+  events: number;
+  /** Upstream body bytes read. */
+  bytesIn: number;
+  /** Bytes written to the caller, keep-alive comments included. */
+  bytesOut: number;
+  /** The caller went away before the stream ended (the upstream was aborted). */
+  callerClosed: boolean;
+}
+
+const noop = (): void => {};
+
+export function relayStream(upstream: StreamUpstream, opts: StreamRelayOptions): Promise<StreamOutcome> {
+  return new Promise((resolve) => new StreamRelay(upstream, opts, resolve).start());
+}
+
+/** The upstream could not be reached at all: 200 text/event-stream with exactly one error event, then end. */
+export function sendStreamFailure(
+  reason: Reason,
+  opts: Omit<StreamRelayOptions, 'abortUpstream'>,
+  httpStatus?: number,
+): StreamOutcome {
+  const outcome: StreamOutcome = { outcome: reason, events: 0, bytesIn: 0, bytesOut: 0, callerClosed: true };
+  try {
+    if (!openEventStream(opts.out, opts.headers)) return outcome;
+    const json = fail(opts.callerId, reason, { remote: opts.remote.name, httpStatus }).json;
+    const written = writeText(opts.out, toOutput(json, reason, true).text);
+    opts.out.end();
+    return { ...outcome, events: written.bytes > 0 ? 1 : 0, bytesOut: written.bytes, callerClosed: written.bytes === 0 };
+  } catch {
+    opts.out.destroy();
+    return outcome;
+  }
+}
+
+export function isEventStream(upstream: Pick<StreamUpstream, 'statusCode' | 'headers'>): boolean {
+  if (upstream.statusCode < 200 || upstream.statusCode > 299) return false;
+  return /^\s*text\/event-stream\s*(;|$)/i.test(headerValue(upstream.headers['content-type']) ?? '');
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+class StreamRelay {
+  private core: RelayCore | undefined;
+  private done = false;
+  private upstreamEnded = false;
+  /** Waiting for the caller to drain: upstream reading and its silence timers are paused. */
+  private paused = false;
+  private events = 0;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idle: NodeJS.Timeout | undefined;
+  private noData: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly up: StreamUpstream,
+    private readonly opts: StreamRelayOptions,
+    private readonly resolve: (outcome: StreamOutcome) => void,
+  ) {}
+
+  start(): void {
+    this.guard(() => {
+      const { out, remote, shutdown } = this.opts;
+      const body = this.up.body;
+      // An error listener from the first moment: a failing body must never become an uncaught error.
+      body.on('error', this.onBodyError);
+      out.on('error', noop);
+      if (!openEventStream(out, this.opts.headers)) return this.callerLeft();
+      out.on('close', this.onCallerClose);
+      out.on('drain', this.onDrain);
+
+      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode };
+      const core = isEventStream(this.up) ? new EventRelayCore(coreOptions) : new ReplyBodyCore(coreOptions);
+      this.core = core;
+      const encoding = headerValue(this.up.headers['content-encoding'])?.trim().toLowerCase();
+      if (encoding && encoding !== 'identity') return this.emit(core.stop('UNSUPPORTED_ENCODING'));
+      if (shutdown?.aborted) return this.emit(core.stop('GATEWAY_SHUTDOWN'));
+      shutdown?.addEventListener('abort', this.onShutdown, { once: true });
+
+      const t = remote.timeouts;
+      this.timers.push(setTimeout(() => this.guard(() => this.emit(core.stop('STREAM_TOO_LONG'))), t.maxStreamMs));
+      this.idle = this.silenceTimer(t.streamIdleMs, 'STREAM_IDLE');
+      this.noData = this.silenceTimer(t.streamNoDataMs, 'STREAM_NO_DATA');
+      this.timers.push(setInterval(this.onKeepAlive, t.keepAliveMs));
+
+      body.on('data', this.onData);
+      body.on('end', this.onEnd);
+      body.on('close', this.onBodyClose);
+    });
+  }
+
+  /** A timer that a caller who reads slowly does not trip: while paused, it only re-arms. */
+  private silenceTimer(ms: number, reason: Reason): NodeJS.Timeout {
+    const timer: NodeJS.Timeout = setTimeout(() => {
+      if (this.paused) timer.refresh();
+      else this.guard(() => this.emit(this.core?.stop(reason) ?? []));
+    }, ms);
+    this.timers.push(timer);
+    return timer;
+  }
+
+  private readonly onData = (chunk: Buffer | string): void =>
+    this.guard(() => {
+      if (this.done || !this.core) return;
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      this.bytesIn += bytes.length;
+      this.idle?.refresh();
+      const events = this.core.push(bytes);
+      if (events.length > 0) this.noData?.refresh();
+      this.emit(events);
+    });
+
+  private readonly onEnd = (): void =>
+    this.guard(() => {
+      this.upstreamEnded = true;
+      if (!this.done && this.core) this.emit(this.core.end());
+    });
+
+  private readonly onBodyError = (): void =>
+    this.guard(() => {
+      if (!this.done && this.core) this.emit(this.core.broken());
+    });
+
+  private readonly onBodyClose = (): void =>
+    this.guard(() => {
+      if (!this.done && !this.upstreamEnded && this.core) this.emit(this.core.broken());
+    });
+
+  private readonly onCallerClose = (): void => {
+    if (!this.done) this.callerLeft();
+  };
+
+  private readonly onDrain = (): void => {
+    if (!this.paused || this.done) return;
+    this.paused = false;
+    this.idle?.refresh();
+    this.noData?.refresh();
+    this.up.body.resume();
+  };
+
+  private readonly onShutdown = (): void => this.guard(() => this.emit(this.core?.stop('GATEWAY_SHUTDOWN') ?? []));
+
+  private readonly onKeepAlive = (): void => {
+    if (this.done || this.paused) return;
+    this.bytesOut += writeText(this.opts.out, KEEP_ALIVE_COMMENT).bytes;
+  };
+
+  private emit(events: OutputEvent[]): void {
+    if (this.done) return;
+    for (const event of events) {
+      const written = writeText(this.opts.out, event.text);
+      this.bytesOut += written.bytes;
+      if (written.bytes > 0) this.events++;
+      if (written.full && !event.final && !this.paused) {
+        this.paused = true;
+        this.up.body.pause();
+      }
+    }
+    if (this.core?.finished) this.finish(false);
+  }
+
+  private finish(callerClosed: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    this.cleanup();
+    if (!callerClosed && !callerGone(this.opts.out)) this.opts.out.end();
+    if (!this.upstreamEnded) {
+      try {
+        this.opts.abortUpstream();
+      } catch {
+        // Aborting is best effort; the body is destroyed below either way.
+      }
+      this.up.body.destroy();
+    }
+    const outcome = this.core?.outcome ?? 'ok';
+    this.resolve({ outcome, events: this.events, bytesIn: this.bytesIn, bytesOut: this.bytesOut, callerClosed });
+  }
+
+  private callerLeft(): void {
+    this.finish(true);
+  }
+
+  private cleanup(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.length = 0;
+    const { out, shutdown } = this.opts;
+    out.off('close', this.onCallerClose);
+    out.off('drain', this.onDrain);
+    shutdown?.removeEventListener('abort', this.onShutdown);
+    const body = this.up.body;
+    body.off('data', this.onData);
+    body.off('end', this.onEnd);
+    body.off('close', this.onBodyClose);
+    // onBodyError stays: destroying the body later must not raise an unhandled 'error'.
+  }
+
+  /** Never throws: a bug in here ends the stream with GATEWAY_ERROR instead of crashing the gateway. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      if (this.done) return;
+      try {
+        if (this.core && !this.core.finished) this.emit(this.core.stop('GATEWAY_ERROR'));
+      } catch {
+        // Fall through to a plain finish.
+      }
+      if (!this.done) this.finish(callerGone(this.opts.out));
+    }
+  }
+}

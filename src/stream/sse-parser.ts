@@ -1,0 +1,232 @@
+/**
+ * A bounded Server-Sent Events reader (WHATWG HTML §9.2 "event stream
+ * interpretation"), byte-level so every bound is exact.
+ *
+ * Why not eventsource-parser: it buffers a partial event without limit, and to
+ * bound it we would have to find line and event boundaries ourselves anyway;
+ * at that point the rest of the grammar is twenty lines. Framing works on
+ * bytes (CR and LF never occur inside a UTF-8 multi-byte sequence), and each
+ * complete line is decoded as a whole, so a character split across chunks is
+ * joined before decoding, which is what a StringDecoder would give us, without
+ * its per-chunk strings.
+ */
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** A dispatched event: at least one `data` line was seen before its blank line. */
+export interface SseEvent {
+  readonly kind: 'event';
+  /** The `event:` field, or "message" when absent or empty. */
+  readonly type: string;
+  /** Every `data:` line of the event joined with "\n". */
+  readonly data: string;
+  /** The last `id:` seen on the stream so far (SSE keeps it across events). */
+  readonly lastEventId: string;
+  /** Some line of the event was not valid UTF-8. */
+  readonly invalidUtf8: boolean;
+}
+
+export type SseItem =
+  | SseEvent
+  | { readonly kind: 'comment' }
+  /** The event in progress (or one line of it) grew past maxEventBytes; the parser stops. */
+  | { readonly kind: 'too-large'; readonly bytes: number };
+
+/** Return false to stop reading the rest of the chunk. */
+export type SseSink = (item: SseItem) => boolean | void;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A growable byte buffer for the line in progress; its size is bounded by the event bound. */
+class LineBuffer {
+  private buf = Buffer.alloc(0);
+  length = 0;
+
+  append(src: Buffer, start: number, end: number): void {
+    const need = this.length + (end - start);
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2, 256));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
+    }
+    src.copy(this.buf, this.length, start, end);
+    this.length = need;
+  }
+
+  view(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+
+  clear(): void {
+    this.length = 0;
+    // One giant event must not pin its buffer for the rest of a long stream.
+    if (this.buf.length > 64 * 1024) this.buf = Buffer.alloc(0);
+  }
+}
+
+export class SseParser {
+  private readonly line = new LineBuffer();
+  /** Bytes of the current line so far (comment bytes are counted but not kept). */
+  private lineBytes = 0;
+  private lineIsComment = false;
+  /** Bytes of the event in progress, line endings included, its closing blank line excluded. */
+  private eventBytes = 0;
+  /** A field line was seen since the last blank line. */
+  private inEvent = false;
+  private dataLines: string[] = [];
+  private hasData = false;
+  private eventType = '';
+  private lastEventId = '';
+  private invalidUtf8 = false;
+  /** The previous chunk ended in CR: a leading LF belongs to it. */
+  private pendingCR = false;
+  /** ...and that CR ended a content line (so its LF counts toward the event). */
+  private crEndedContent = false;
+  /** Leading bytes held back while we cannot yet tell whether they are a BOM. */
+  private bomHead: Buffer | undefined = Buffer.alloc(0);
+  private stopped = false;
+
+  constructor(private readonly maxEventBytes: number) {}
+
+  /** True when the stream stopped in the middle of a line or an event. */
+  get pending(): boolean {
+    return this.lineBytes > 0 || this.inEvent || (this.bomHead !== undefined && this.bomHead.length > 0);
+  }
+
+  push(input: Buffer, emit: SseSink): void {
+    if (this.stopped) return;
+    const chunk = this.stripBom(input);
+    if (chunk === undefined) return;
+    const n = chunk.length;
+    let i = 0;
+    if (this.pendingCR && n > 0) {
+      this.pendingCR = false;
+      if (chunk[0] === LF) {
+        i = 1;
+        if (this.crEndedContent && !this.count(1, emit)) return;
+      }
+    }
+    let nextCR = -2;
+    let nextLF = -2;
+    while (i < n) {
+      // Cache each search: re-scanning for a CR that never comes would make long chunks quadratic.
+      if (nextCR !== -1 && nextCR < i) nextCR = chunk.indexOf(CR, i);
+      if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
+      const end = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextCR, nextLF);
+      if (end === -1) {
+        this.appendPartial(chunk, i, n);
+        this.count(n - i, emit);
+        return;
+      }
+      let terminator = 1;
+      if (chunk[end] === CR) {
+        if (end + 1 < n) terminator = chunk[end + 1] === LF ? 2 : 1;
+        else this.pendingCR = true;
+      }
+      const contentBytes = end - i;
+      if (this.lineBytes + contentBytes === 0) {
+        this.crEndedContent = false;
+        if (!this.dispatch(emit)) return;
+      } else {
+        // A line wholly inside this chunk is read in place; a line built over chunks comes from the buffer.
+        const wholeLineHere = this.lineBytes === 0;
+        if (wholeLineHere) this.lineIsComment = chunk[i] === COLON;
+        else this.appendPartial(chunk, i, end);
+        if (!this.count(contentBytes + terminator, emit)) return;
+        this.crEndedContent = true;
+        if (!this.completeLine(wholeLineHere ? chunk.subarray(i, end) : this.line.view(), emit)) return;
+      }
+      i = end + terminator;
+    }
+  }
+
+  /** Holds back up to 3 leading bytes until we know whether they are a BOM, then drops a BOM. */
+  private stripBom(chunk: Buffer): Buffer | undefined {
+    if (this.bomHead === undefined) return chunk;
+    const joined = this.bomHead.length > 0 ? Buffer.concat([this.bomHead, chunk]) : chunk;
+    if (joined.length < BOM.length && BOM.subarray(0, joined.length).equals(joined)) {
+      this.bomHead = joined;
+      return undefined;
+    }
+    this.bomHead = undefined;
+    return joined.subarray(0, BOM.length).equals(BOM) ? joined.subarray(BOM.length) : joined;
+  }
+
+  private appendPartial(chunk: Buffer, start: number, end: number): void {
+    if (end <= start) return;
+    if (this.lineBytes === 0) this.lineIsComment = chunk[start] === COLON;
+    // Comments are never forwarded, so their bytes are counted but not kept.
+    if (!this.lineIsComment) this.line.append(chunk, start, end);
+    this.lineBytes += end - start;
+  }
+
+  private count(bytes: number, emit: SseSink): boolean {
+    this.eventBytes += bytes;
+    if (this.eventBytes <= this.maxEventBytes) return true;
+    this.stopped = true;
+    emit({ kind: 'too-large', bytes: this.eventBytes });
+    return false;
+  }
+
+  private completeLine(bytes: Buffer, emit: SseSink): boolean {
+    const comment = this.lineIsComment;
+    this.lineBytes = 0;
+    this.lineIsComment = false;
+    if (comment) {
+      this.line.clear();
+      // Comments between events are not part of any event: they must not add up to an "event too large".
+      if (!this.inEvent) this.eventBytes = 0;
+      return emit({ kind: 'comment' }) !== false;
+    }
+    this.inEvent = true;
+    let text: string;
+    try {
+      text = strictUtf8.decode(bytes);
+    } catch {
+      this.invalidUtf8 = true;
+      text = bytes.toString('utf8');
+    }
+    this.line.clear();
+    this.field(text);
+    return true;
+  }
+
+  private field(line: string): void {
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === SPACE) value = value.slice(1);
+    if (name === 'data') {
+      this.dataLines.push(value);
+      this.hasData = true;
+    } else if (name === 'event') {
+      this.eventType = value;
+    } else if (name === 'id') {
+      if (!value.includes('\u0000')) this.lastEventId = value;
+    }
+    // `retry` and unknown fields are ignored, as the SSE rules say.
+  }
+
+  private dispatch(emit: SseSink): boolean {
+    const hadData = this.hasData;
+    const event: SseEvent = {
+      kind: 'event',
+      type: this.eventType === '' ? 'message' : this.eventType,
+      data: this.dataLines.join('\n'),
+      lastEventId: this.lastEventId,
+      invalidUtf8: this.invalidUtf8,
+    };
+    this.dataLines = [];
+    this.hasData = false;
+    this.eventType = '';
+    this.invalidUtf8 = false;
+    this.inEvent = false;
+    this.eventBytes = 0;
+    // An event without data is not dispatched (SSE rules); it was only fields.
+    return hadData ? emit(event) !== false : true;
+  }
+}

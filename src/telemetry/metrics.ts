@@ -1,0 +1,80 @@
+/**
+ * Prometheus metrics. Every label value comes from a bounded set: remote
+ * names from the config, method names from the A2A table (else "other"),
+ * outcomes from the error catalogue. A registry per gateway keeps tests and
+ * several gateways in one process apart.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { methodLabel } from '../a2a/methods.js';
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+
+  readonly calls = new Counter({
+    name: 'a2a_egress_calls_total',
+    help: 'Calls answered, by remote, A2A method and outcome (ok, REMOTE_ERROR or a gateway reason)',
+    labelNames: ['remote', 'method', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly normalizations = new Counter({
+    name: 'a2a_egress_normalizations_total',
+    help: 'Replies the gateway rewrote into its own error, by ErrorInfo reason',
+    labelNames: ['remote', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamLatency = new Histogram({
+    name: 'a2a_egress_upstream_duration_seconds',
+    help: 'Time from sending the request upstream to having the whole reply (unary) or the response headers (streams)',
+    labelNames: ['remote'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  readonly bytes = new Counter({
+    name: 'a2a_egress_bytes_total',
+    help: 'Body bytes by direction: caller_in (requests), caller_out (replies and events written)',
+    labelNames: ['remote', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly openStreams = new Gauge({
+    name: 'a2a_egress_open_streams',
+    help: 'SSE streams currently relayed',
+    labelNames: ['remote'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamEvents = new Counter({
+    name: 'a2a_egress_stream_events_total',
+    help: 'SSE events relayed to callers',
+    labelNames: ['remote'] as const,
+    registers: [this.registry],
+  });
+
+  readonly breakerState = new Gauge({
+    name: 'a2a_egress_circuit_state',
+    help: 'Circuit breaker state per remote: 0 closed, 1 half-open, 2 open',
+    labelNames: ['remote'] as const,
+    registers: [this.registry],
+  });
+
+  readonly configReloads = new Counter({
+    name: 'a2a_egress_config_reloads_total',
+    help: 'Config reload attempts by result (ok, invalid)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(collectProcessMetrics = true) {
+    if (collectProcessMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'a2a_egress_' });
+  }
+
+  recordCall(remote: string, method: string | undefined, outcome: string, bytesIn: number, bytesOut: number): void {
+    this.calls.inc({ remote, method: methodLabel(method), outcome });
+    if (outcome !== 'ok' && outcome !== 'REMOTE_ERROR') this.normalizations.inc({ remote, reason: outcome });
+    this.bytes.inc({ remote, direction: 'caller_in' }, bytesIn);
+    this.bytes.inc({ remote, direction: 'caller_out' }, bytesOut);
+  }
+}

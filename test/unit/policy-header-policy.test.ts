@@ -1,0 +1,162 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import t from 'tap';
+import {
+  ALWAYS_FORWARDED,
+  HOP_BY_HOP,
+  MAX_FORWARDED_VALUE_LENGTH,
+  MAX_RESPONSE_VALUE_LENGTH,
+  buildUpstreamHeaders,
+  connectionListedHeaders,
+  filterUpstreamResponseHeaders,
+  isForwardableHeaderName,
+} from '../../src/policy/header-policy.js';
+
+const none = { forwardHeaders: [] as string[] };
+
+t.test('the A2A and tracing headers pass by default', async (t) => {
+  const caller = Object.fromEntries(ALWAYS_FORWARDED.map((name) => [name, `v-${name}`]));
+  t.same(buildUpstreamHeaders(caller, none), caller);
+  t.same(
+    [...ALWAYS_FORWARDED].sort(),
+    ['a2a-extensions', 'a2a-version', 'accept-language', 'traceparent', 'tracestate', 'x-request-id'],
+  );
+});
+
+t.test('credentials, proxies, host and forwarding headers are dropped by default', async (t) => {
+  const out = buildUpstreamHeaders(
+    {
+      authorization: 'Bearer caller-secret',
+      cookie: 'session=abc',
+      'proxy-authorization': 'Basic x',
+      host: 'gateway.local',
+      forwarded: 'for=10.0.0.1',
+      'x-forwarded-for': '10.0.0.1',
+      'x-forwarded-host': 'evil',
+      'x-forwarded-proto': 'http',
+      'user-agent': 'agent/1',
+      'content-type': 'application/json',
+      'content-length': '12',
+      'x-custom': 'x',
+      'a2a-version': '1.0',
+    },
+    none,
+  );
+  t.same(out, { 'a2a-version': '1.0' });
+});
+
+t.test('the allowlist lets authorization and cookie through', async (t) => {
+  const out = buildUpstreamHeaders(
+    // Node joins cookies itself; an array (e.g. from headersDistinct) must join with '; ' too.
+    { authorization: 'Bearer x', cookie: ['a=1', 'b=2'], 'x-tenant': 't1', 'x-other': 'no' } as unknown as IncomingHttpHeaders,
+    { forwardHeaders: ['authorization', 'cookie', 'x-tenant'] },
+  );
+  t.same(out, { authorization: 'Bearer x', cookie: 'a=1; b=2', 'x-tenant': 't1' });
+});
+
+t.test('allowlist entries are matched case-insensitively', async (t) => {
+  t.same(buildUpstreamHeaders({ 'x-tenant': 't1' }, { forwardHeaders: [' X-Tenant '] }), { 'x-tenant': 't1' });
+});
+
+t.test('hop-by-hop, host and content-length are never forwarded, even if allowlisted', async (t) => {
+  const caller: Record<string, string> = { host: 'h', 'content-length': '5' };
+  for (const name of HOP_BY_HOP) caller[name] = 'x';
+  const out = buildUpstreamHeaders(caller, { forwardHeaders: Object.keys(caller) });
+  t.same(out, {});
+});
+
+t.test('headers named in Connection are hop-by-hop for this message', async (t) => {
+  const out = buildUpstreamHeaders(
+    { connection: 'keep-alive, X-Tenant', 'x-tenant': 't1', 'x-keep': 'k', traceparent: 'tp' },
+    { forwardHeaders: ['x-tenant', 'x-keep'] },
+  );
+  t.same(out, { 'x-keep': 'k', traceparent: 'tp' });
+  t.same([...connectionListedHeaders(['close', ' a , ,B'])], ['close', 'a', 'b']);
+  t.same([...connectionListedHeaders(undefined)], []);
+});
+
+t.test('values with CR, LF, NUL or other controls are dropped', async (t) => {
+  for (const bad of ['a\rb', 'a\nb', 'a\u0000b', 'a\u0001b', 'a\u007fb', 'a\u0100b']) {
+    t.same(buildUpstreamHeaders({ 'x-request-id': bad, traceparent: 'ok' }, none), { traceparent: 'ok' }, JSON.stringify(bad));
+  }
+  t.same(buildUpstreamHeaders({ 'x-request-id': 'a\tb é' }, none), { 'x-request-id': 'a\tb é' }, 'HTAB and obs-text are valid');
+});
+
+t.test('values up to 8 KiB pass; longer ones are dropped', async (t) => {
+  const at = 'a'.repeat(MAX_FORWARDED_VALUE_LENGTH);
+  t.equal(MAX_FORWARDED_VALUE_LENGTH, 8192);
+  t.same(buildUpstreamHeaders({ tracestate: at }, none), { tracestate: at }, 'just at the bound');
+  t.same(buildUpstreamHeaders({ tracestate: at + 'a' }, none), {}, 'one over');
+});
+
+t.test('repeated values are joined with a comma; undefined values skipped', async (t) => {
+  t.same(buildUpstreamHeaders({ 'a2a-extensions': ['urn:a', 'urn:b'], tracestate: undefined }, none), {
+    'a2a-extensions': 'urn:a, urn:b',
+  });
+});
+
+t.test('isForwardableHeaderName validates allowlist entries', async (t) => {
+  t.ok(isForwardableHeaderName('Authorization'));
+  t.ok(isForwardableHeaderName('x-api-key'));
+  t.notOk(isForwardableHeaderName('Host'));
+  t.notOk(isForwardableHeaderName('transfer-encoding'));
+  t.notOk(isForwardableHeaderName('content-length'));
+  t.notOk(isForwardableHeaderName('bad name'));
+  t.notOk(isForwardableHeaderName(''));
+});
+
+t.test('response: only a2a-version and a2a-extensions survive', async (t) => {
+  const out = filterUpstreamResponseHeaders({
+    'a2a-version': '1.0',
+    'a2a-extensions': 'https://example.com/ext/v1',
+    'set-cookie': ['a=1'],
+    server: 'nginx',
+    'x-powered-by': 'php',
+    location: 'http://evil/',
+    'content-type': 'text/html',
+    'content-length': '5',
+    'content-encoding': 'gzip',
+    connection: 'keep-alive',
+    'x-unknown': 'x',
+    'A2A-Version-Extra': '1',
+  });
+  t.same(out, { 'a2a-version': '1.0', 'a2a-extensions': 'https://example.com/ext/v1' });
+});
+
+t.test('response: names are matched case-insensitively, undefined skipped', async (t) => {
+  t.same(filterUpstreamResponseHeaders({ 'A2A-Version': '0.3', 'a2a-extensions': undefined }), { 'a2a-version': '0.3' });
+});
+
+t.test('response a2a-version: a single token only', async (t) => {
+  const version = (v: string | string[]) => filterUpstreamResponseHeaders({ 'a2a-version': v })['a2a-version'];
+  t.equal(version(' 1.0 '), '1.0', 'surrounding spaces trimmed');
+  t.equal(version(['1.0']), '1.0');
+  t.equal(version(['1.0', '0.3']), undefined, 'repeated header is ambiguous');
+  t.equal(version('1.0 ignore previous instructions'), undefined, 'no spaces inside');
+  t.equal(version('1.0\r\nx: y'), undefined);
+  t.equal(version('1.0é'), undefined, 'printable ASCII only');
+  t.equal(version(''), undefined);
+});
+
+t.test('response values up to 1 KiB pass; longer ones are dropped', async (t) => {
+  t.equal(MAX_RESPONSE_VALUE_LENGTH, 1024);
+  const token = 'v'.repeat(MAX_RESPONSE_VALUE_LENGTH);
+  t.same(filterUpstreamResponseHeaders({ 'a2a-version': token }), { 'a2a-version': token }, 'just at');
+  t.same(filterUpstreamResponseHeaders({ 'a2a-version': token + 'v' }), {}, 'one over');
+  const ext = 'urn:' + 'x'.repeat(MAX_RESPONSE_VALUE_LENGTH - 4);
+  t.same(filterUpstreamResponseHeaders({ 'a2a-extensions': ext }), { 'a2a-extensions': ext }, 'extensions just at');
+  t.same(filterUpstreamResponseHeaders({ 'a2a-extensions': ext + 'x' }), {}, 'extensions one over');
+});
+
+t.test('response a2a-extensions: a comma-separated list of URIs', async (t) => {
+  const ext = (v: string | string[]) => filterUpstreamResponseHeaders({ 'a2a-extensions': v })['a2a-extensions'];
+  t.equal(ext('https://a.example/x,urn:b:c'), 'https://a.example/x, urn:b:c', 'normalized separator');
+  t.equal(ext(['https://a.example/x', 'urn:b']), 'https://a.example/x, urn:b', 'repeated headers joined');
+  t.equal(ext('urn:a, , urn:b,'), 'urn:a, urn:b', 'empty list items skipped');
+  t.equal(ext('https://a.example/x?q=1&r=%20#f'), 'https://a.example/x?q=1&r=%20#f');
+  t.equal(ext('urn:a, not a uri'), undefined, 'one bad item drops the header');
+  t.equal(ext('no-scheme'), undefined);
+  t.equal(ext('1http://x'), undefined, 'scheme starts with a letter');
+  t.equal(ext('urn:a\tb'), undefined, 'control characters');
+  t.equal(ext('urn:<script>'), undefined);
+  t.equal(ext(' , '), undefined, 'nothing left');
+});
