@@ -9,6 +9,9 @@ export interface BenchContext {
   readonly log: (line: string) => void;
 }
 
+/** A duration (or count) for the full run, or the shorter one `--quick` uses. */
+export const pick = <T>(ctx: BenchContext, full: T, quick: T): T => (ctx.quick ? quick : full);
+
 export const directUrl = (ctx: BenchContext, route: string) => `http://127.0.0.1:${ctx.upstream.port}/${route}`;
 export const gatewayUrl = (gateway: Child, remote: string) => `http://127.0.0.1:${gateway.port}/remotes/${remote}`;
 

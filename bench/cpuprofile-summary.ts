@@ -107,7 +107,14 @@ export function summarizeCpuProfile(profile: CpuProfile, top = 25, window?: read
 }
 
 export function formatSummary(s: ProfileSummary, areaCount = 15): string {
-  const lines = [`wall ${s.wallMs} ms, busy ${s.busyMs} ms, idle ${s.idleMs} ms (percentages are of busy time)`, '', 'self time by area:'];
+  const own = s.areas.filter((a) => a.area.startsWith('gateway '));
+  const ownPct = own.reduce((n, a) => n + a.pct, 0);
+  const lines = [
+    `wall ${s.wallMs} ms, busy ${s.busyMs} ms, idle ${s.idleMs} ms (percentages are of busy time)`,
+    `the gateway's own modules (src/) together: ${ownPct.toFixed(1)}% self time`,
+    '',
+    'self time by area:',
+  ];
   for (const a of s.areas.slice(0, areaCount)) lines.push(`  ${a.pct.toFixed(1).padStart(5)}%  ${a.selfMs.toFixed(0).padStart(7)} ms  ${a.area}`);
   lines.push('', 'top functions by self time:');
   for (const f of s.functions) lines.push(`  ${f.pct.toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);

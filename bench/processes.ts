@@ -70,7 +70,7 @@ remotes:
   sse:
     url: ${up}/sse/2000/256
   ssepaced:
-    url: ${up}/sse-paced/200/10
+    url: ${up}/sse-paced/100/10
   sseendless:
     url: ${up}/sse-endless
   sseidle:

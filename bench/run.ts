@@ -4,16 +4,17 @@
  * Builds the gateway, starts the upstream agent and the gateway as separate
  * processes (this process is only the load generator), runs each scenario
  * with direct and through-gateway rounds alternating, prints one table and
- * writes bench/results/latest.json. `--only profile` runs the CPU profile of
- * the unary hot path instead (not part of the default set: a profiled
- * gateway is slower, so its numbers never enter the table).
+ * writes bench/results/latest.json. `--only profile` (or `profile-stream`)
+ * runs a CPU profile of the unary (or streaming) hot path instead; not part
+ * of the default set: a profiled gateway is slower, so its numbers never
+ * enter the table.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.js';
 import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
-import { profileUnary } from './profile.js';
+import { profileStream, profileUnary } from './profile.js';
 import { formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
@@ -32,7 +33,10 @@ const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([
   ['memory-unary', memoryUnary],
   ['memory-stream', memoryStreams],
 ]);
-const OPT_IN: ReadonlyMap<string, Scenario> = new Map([['profile', profileUnary]]);
+const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
+  ['profile', profileUnary],
+  ['profile-stream', profileStream],
+]);
 
 function parseCli() {
   const { values } = parseArgs({
@@ -58,7 +62,8 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const started = Date.now();
   const machineBefore = machineInfo();
-  const busy = (m: Record<string, unknown>) => (m.loadAverage1m as number) > (m.cpus as number) * 0.5;
+  // Before the run the machine should be idle; after it, the bench's own three processes account for about one load per CPU.
+  const busyBefore = (machineBefore.loadAverage1m as number) > (machineBefore.cpus as number) * 0.5;
   if (cli.build) {
     const build = buildGateway();
     if (!build.ok) {
@@ -78,7 +83,14 @@ async function main(): Promise<void> {
     for (const id of cli.selected) {
       log(`[${id}]`);
       const t0 = Date.now();
-      const result = await cli.known.get(id)!(ctx);
+      let result: ScenarioResult;
+      try {
+        result = await cli.known.get(id)!(ctx);
+      } catch (err) {
+        // One broken scenario must not cost the rest of the run; the table says it failed.
+        const message = err instanceof Error ? err.message : String(err);
+        result = { id, rows: [{ scenario: `${id}: FAILED`, direct: '-', gateway: '-', ratio: '-', goal: '-', met: false }], rounds: {}, notes: [`FAILED: ${message}`] };
+      }
       results.push(result);
       for (const note of result.notes) log(`  note: ${note}`);
       log(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
@@ -93,7 +105,7 @@ async function main(): Promise<void> {
   process.stdout.write('Gateway at logLevel warn: per-call info logging is off in every row except the one that measures it.\n');
   process.stdout.write(`Load generator, gateway and upstream share ${machineInfo().cpus} CPUs; direct rounds use two processes, gateway rounds three.\n`);
   const machineAfter = machineInfo();
-  if (busy(machineBefore) || busy(machineAfter)) {
+  if (busyBefore || (machineAfter.loadAverage1m as number) > (machineAfter.cpus as number) + 1) {
     process.stdout.write(
       `WARNING: the machine was busy (load average ${machineBefore.loadAverage1m} before, ${machineAfter.loadAverage1m} after, ${machineAfter.cpus} CPUs): other processes took CPU, numbers are noisy.\n`,
     );

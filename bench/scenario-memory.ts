@@ -9,7 +9,7 @@
  */
 import { Pool } from 'undici';
 import { UNARY_REQUEST } from './bodies.js';
-import { sleep, type BenchContext } from './context.js';
+import { pick, sleep, type BenchContext } from './context.js';
 import { sampleRssWhile, rssRow, type RssProfile } from './memory.js';
 import { startGateway } from './processes.js';
 import { fmt, type Row, type ScenarioResult } from './report.js';
@@ -53,7 +53,7 @@ async function hammerEndless(port: number, seconds: number): Promise<EndlessCoun
 }
 
 export async function memoryUnary(ctx: BenchContext): Promise<ScenarioResult> {
-  const seconds = ctx.quick ? 3 : 6;
+  const seconds = pick(ctx, 5, 1.5);
   const rows: Row[] = [];
   const rounds: Record<string, unknown> = {};
   const notes: string[] = [];
@@ -104,7 +104,7 @@ export async function memoryStreams(ctx: BenchContext): Promise<ScenarioResult> 
   if (!(await streamingWired(ctx))) {
     return { id: 'memory-stream', rows: [], rounds: {}, notes: ['SKIPPED: the gateway does not relay message/stream as SSE yet'] };
   }
-  const seconds = ctx.quick ? 3 : 6;
+  const seconds = pick(ctx, 5, 1.5);
   const rows: Row[] = [];
   const rounds: Record<string, unknown> = {};
   const notes: string[] = [];

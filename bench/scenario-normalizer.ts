@@ -8,7 +8,7 @@ import sjson from 'secure-json-parse';
 import { normalizeReply, type NormalizePolicy } from '../src/envelope/normalize.js';
 import { scanJson } from '../src/envelope/json-scan.js';
 import { KiB, MiB, replyBody, taskResultJson } from './bodies.js';
-import { alternate, type BenchContext } from './context.js';
+import { alternate, pick, type BenchContext } from './context.js';
 import { fmt, type Row, type ScenarioResult } from './report.js';
 import { median, round } from './stats.js';
 
@@ -37,7 +37,7 @@ function throughput(fn: () => number, bytes: number, ms: number): number {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function normalizerCost(ctx: BenchContext): Promise<ScenarioResult> {
-  const ms = ctx.quick ? 400 : 1_000;
+  const ms = pick(ctx, 700, 200);
   const rows: Row[] = [];
   const rounds: Record<string, unknown> = {};
   const notes: string[] = [];

@@ -7,14 +7,16 @@
  */
 import { Pool } from 'undici';
 import { STREAM_REQUEST } from './bodies.js';
-import { alternate, directUrl, gatewayUrl, type BenchContext } from './context.js';
+import { alternate, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
 import { fmt, type ScenarioResult } from './report.js';
 import { countEvents, eventLatencies } from './sse-client.js';
 import { median, percentile, round } from './stats.js';
 
 /** Must match the upstream routes the gateway's `sse` and `ssepaced` remotes point at (bench/processes.ts). */
 const BURST_ROUTE = 'sse/2000/256';
-const PACED_ROUTE = 'sse-paced/200/10';
+const BURST_EVENTS = 2000;
+const PACED_ROUTE = 'sse-paced/100/10';
+const PACED_EVENTS = 100;
 const BURST_STREAMS = 4;
 const PACED_STREAMS = 5;
 
@@ -64,7 +66,7 @@ async function burstRound(url: string, seconds: number, streams: number): Promis
       const r = await countEvents(pool, path);
       totals.events += r.events;
       totals.streams++;
-      if (r.errorEvents > 0 || r.events !== 2000) totals.badStreams++;
+      if (r.errorEvents > 0 || r.events !== BURST_EVENTS) totals.badStreams++;
     }
   };
   await Promise.all(Array.from({ length: streams }, caller));
@@ -77,24 +79,24 @@ export async function streamingThroughput(ctx: BenchContext): Promise<ScenarioRe
   if (!(await streamingWired(ctx))) return notWired('stream-throughput');
   const direct = directUrl(ctx, BURST_ROUTE);
   const via = gatewayUrl(ctx.gateway, 'sse');
-  const seconds = ctx.quick ? 2 : 4;
-  await burstRound(direct, 1, BURST_STREAMS);
-  await burstRound(via, 1, BURST_STREAMS);
+  const seconds = pick(ctx, 3, 1);
+  await burstRound(direct, pick(ctx, 1, 0.5), BURST_STREAMS);
+  await burstRound(via, pick(ctx, 1, 0.5), BURST_STREAMS);
   const notes: string[] = [];
   const one = async (url: string, label: string) => {
     const r = await burstRound(url, seconds, BURST_STREAMS);
     ctx.log(`  ${label}: ${fmt(r.eventsPerSecond)} events/s over ${r.streams} streams`);
-    if (r.badStreams > 0) notes.push(`${label}: ${r.badStreams} of ${r.streams} streams did not carry exactly 2000 result events`);
+    if (r.badStreams > 0) notes.push(`${label}: ${r.badStreams} of ${r.streams} streams did not carry exactly ${BURST_EVENTS} result events`);
     return r;
   };
-  const measured = await alternate(ctx.quick ? 2 : 3, () => one(direct, 'direct'), () => one(via, 'gateway'));
+  const measured = await alternate(pick(ctx, 3, 2), () => one(direct, 'direct'), () => one(via, 'gateway'));
   const d = median(measured.a.map((r) => r.eventsPerSecond));
   const g = median(measured.b.map((r) => r.eventsPerSecond));
   return {
     id: 'stream-throughput',
     rows: [
       {
-        scenario: `stream events/s, ${BURST_STREAMS} streams x 2000 events of 256 B`,
+        scenario: `stream events/s, ${BURST_STREAMS} streams x ${BURST_EVENTS} events of 256 B`,
         direct: fmt(d),
         gateway: fmt(g),
         ratio: (g / d).toFixed(2),
@@ -137,10 +139,10 @@ export async function streamingLatency(ctx: BenchContext): Promise<ScenarioResul
   const one = async (url: string, label: string) => {
     const r = await pacedRound(url);
     ctx.log(`  ${label}: ${r.events} events, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms`);
-    if (r.errorEvents > 0 || r.events !== 200 * PACED_STREAMS) notes.push(`${label}: ${r.events} events, ${r.errorEvents} error events`);
+    if (r.errorEvents > 0 || r.events !== PACED_EVENTS * PACED_STREAMS) notes.push(`${label}: ${r.events} events, ${r.errorEvents} error events`);
     return r;
   };
-  const measured = await alternate(ctx.quick ? 2 : 3, () => one(direct, 'direct'), () => one(via, 'gateway'));
+  const measured = await alternate(pick(ctx, 3, 2), () => one(direct, 'direct'), () => one(via, 'gateway'));
   const p = (side: LatencyRound[], key: 'p50Ms' | 'p99Ms') => median(side.map((r) => r[key]));
   const added50 = p(measured.b, 'p50Ms') - p(measured.a, 'p50Ms');
   const added99 = p(measured.b, 'p99Ms') - p(measured.a, 'p99Ms');

@@ -6,7 +6,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { UNARY_REQUEST } from './bodies.js';
-import { alternate, directUrl, gatewayUrl, type BenchContext } from './context.js';
+import { alternate, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
 import { fixedRate, probe, saturate, upstreamServed, type SaturationRound } from './load.js';
 import { startGateway, TMP } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
@@ -15,9 +15,10 @@ import { median, round } from './stats.js';
 const CONNECTIONS = 50;
 const RATE = 1_000;
 
-const roundSeconds = (ctx: BenchContext) => (ctx.quick ? 2 : 5);
+const roundSeconds = (ctx: BenchContext) => pick(ctx, 4, 1);
 /** Rounds per side: at least 2 each, so the spread is visible. */
-const rounds = (ctx: BenchContext) => (ctx.quick ? 2 : 3);
+const rounds = (ctx: BenchContext) => pick(ctx, 3, 2);
+const warmSeconds = (ctx: BenchContext) => pick(ctx, 1, 0.5);
 
 /** A saturation round that also checks the upstream really answered every 2xx the target counted. */
 async function checkedSaturation(ctx: BenchContext, url: string, seconds: number, notes: string[], label: string): Promise<SaturationRound> {
@@ -39,8 +40,8 @@ export async function unarySaturation(ctx: BenchContext): Promise<ScenarioResult
   const notes: string[] = [];
   const seconds = roundSeconds(ctx);
   // Warm both paths (JIT, keep-alive pools) before anything is recorded.
-  await saturate(direct, UNARY_REQUEST, 1, CONNECTIONS);
-  await saturate(via, UNARY_REQUEST, 1, CONNECTIONS);
+  await saturate(direct, UNARY_REQUEST, warmSeconds(ctx), CONNECTIONS);
+  await saturate(via, UNARY_REQUEST, warmSeconds(ctx), CONNECTIONS);
   const measured = await alternate(
     rounds(ctx),
     () => checkedSaturation(ctx, direct, seconds, notes, 'direct'),
@@ -72,8 +73,8 @@ export async function unaryFixedRate(ctx: BenchContext): Promise<ScenarioResult>
   await probe(direct, UNARY_REQUEST);
   await probe(via, UNARY_REQUEST);
   const seconds = roundSeconds(ctx);
-  await fixedRate(direct, UNARY_REQUEST, RATE, 1);
-  await fixedRate(via, UNARY_REQUEST, RATE, 1);
+  await fixedRate(direct, UNARY_REQUEST, RATE, warmSeconds(ctx));
+  await fixedRate(via, UNARY_REQUEST, RATE, warmSeconds(ctx));
   const notes: string[] = [];
   const one = async (url: string, label: string) => {
     const r = await fixedRate(url, UNARY_REQUEST, RATE, seconds);
@@ -119,11 +120,11 @@ export async function unaryLogCost(ctx: BenchContext): Promise<ScenarioResult> {
     const quiet = gatewayUrl(ctx.gateway, 'unary1k');
     const loud = gatewayUrl(info, 'unary1k');
     await probe(loud, UNARY_REQUEST);
-    await saturate(loud, UNARY_REQUEST, 1, CONNECTIONS);
-    const seconds = ctx.quick ? 2 : 4;
+    await saturate(loud, UNARY_REQUEST, warmSeconds(ctx), CONNECTIONS);
+    const seconds = pick(ctx, 3, 1);
     const notes: string[] = [];
     const measured = await alternate(
-      rounds(ctx),
+      2,
       () => checkedSaturation(ctx, quiet, seconds, notes, 'gateway warn'),
       () => checkedSaturation(ctx, loud, seconds, notes, 'gateway info'),
     );

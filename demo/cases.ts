@@ -26,6 +26,8 @@ export interface DemoCase {
   readonly summary: string;
   /** Sent to the plain JSON-RPC URL (the default, well-behaved path) rather than `/a2a/<name>`. */
   readonly plainPath?: boolean;
+  /** The reply never finishes: a direct caller needs a deadline of its own. */
+  readonly neverEnds?: boolean;
 }
 
 export const DEMO_CASES: readonly DemoCase[] = [
@@ -40,7 +42,7 @@ export const DEMO_CASES: readonly DemoCase[] = [
   { name: 'body-null', method: 'SendMessage', summary: 'the body is JSON null' },
   { name: 'cookie-headers', method: 'SendMessage', summary: 'a valid reply with Set-Cookie, Server and X-Powered-By headers' },
   { name: 'oversized', method: 'SendMessage', summary: 'a valid reply of 10 MiB' },
-  { name: 'endless', method: 'SendMessage', summary: 'starts a reply and never finishes it (a byte every 200 ms)' },
+  { name: 'endless', method: 'SendMessage', neverEnds: true, summary: 'starts a reply and never finishes it (a byte every 200 ms)' },
   { name: 'gzip-bomb', method: 'SendMessage', summary: 'a ~64 KiB gzip body that inflates to 64 MiB' },
 ];
 

@@ -85,7 +85,7 @@ export function directCell(direct: Exchange): string[] {
 
 export function gatewayCell(view: GatewayView, gw: Exchange, direct: Exchange): string[] {
   const size = `${formatBytes(gw.wireBytes)}, ${gw.elapsedMs} ms`;
-  if (view.kind === 'invalid') return [`!! ${view.problem ?? 'invalid'}`, size];
+  if (view.kind === 'invalid') return [`!! ${view.problem ?? 'invalid'}`, clip(terminalSafe(gw.head.subarray(0, 400).toString('utf8')), MESSAGE_CHARS), size];
   const lines =
     view.kind === 'result'
       ? [`ok: result (${view.resultKind})`]

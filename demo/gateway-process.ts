@@ -44,7 +44,8 @@ export interface GatewayProcess {
   stop(): Promise<number | null>;
 }
 
-const START_TIMEOUT_MS = 15_000;
+// tsx compiles the gateway on start: seconds on a busy machine.
+const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 export function startGatewayProcess(configPath: string): Promise<GatewayProcess> {

@@ -36,6 +36,9 @@ export interface DemoOptions {
   readonly directTimeoutMs?: number;
 }
 
+/** A direct call to a case that does finish gets this long: only a broken agent would need it. */
+const FINITE_REPLY_TIMEOUT_MS = 15_000;
+
 /** Sized for a 100-column terminal: 14 + 16 + 30 + 32 plus three 2-space gaps = 98. */
 export const DEMO_COLUMNS: readonly Column[] = [
   { title: 'case', width: 14 },
@@ -65,8 +68,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       for (const demoCase of DEMO_CASES) {
         const body = callBody(demoCase);
         const suffix = demoCase.plainPath ? '' : `/${demoCase.name}`;
-        const direct = await probe(`${agent.rpcUrl}${suffix}`, body, { timeoutMs: directTimeoutMs });
-        const viaGateway = await probe(`${gateway.url}/remotes/sample${suffix}`, body, { timeoutMs: totalMs + 5000 });
+        // Side by side in time too: the never-ending case costs one deadline, not two.
+        const [direct, viaGateway] = await Promise.all([
+          probe(`${agent.rpcUrl}${suffix}`, body, { timeoutMs: demoCase.neverEnds ? directTimeoutMs : FINITE_REPLY_TIMEOUT_MS }),
+          probe(`${gateway.url}/remotes/sample${suffix}`, body, { timeoutMs: totalMs + FINITE_REPLY_TIMEOUT_MS }),
+        ]);
         const view = readGatewayReply(viaGateway, `demo-${demoCase.name}`);
         rows.push({
           demoCase,

@@ -3,7 +3,8 @@
  * hand so each case sends exactly the bytes its name promises.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
 import {
   DEMO_LEAK_MARKERS,
   ENDLESS_TICK_MS,
@@ -11,6 +12,8 @@ import {
   OVERSIZED_BYTES,
   STACK_TRACE_BYTES,
 } from './cases.js';
+
+const gzipAsync = promisify(gzip);
 
 export type RpcId = string | number | null;
 
@@ -119,28 +122,26 @@ function endless(ctx: ReplyContext): void {
 
 /**
  * Gzip of a valid reply padded with spaces to GZIP_BOMB_DECODED_BYTES: ~64 KiB
- * on the wire, 64 MiB inflated. One ordinary single-member gzip, as a real bomb
- * would be; compressing takes ~0.5 s, so bodies are kept per reply id.
+ * on the wire, 64 MiB inflated. Two gzip members, which RFC 1952 allows and
+ * every gunzip reads as one stream: a small one with this call's id, padded to
+ * BOMB_HEAD_BYTES, then the padding and closing brace, compressed once in the
+ * background (level 9 on 64 MiB takes ~0.5 s) so no call waits for it.
  */
-const bombs = new Map<string, Buffer>();
-const MAX_KEPT_BOMBS = 4;
+const BOMB_HEAD_BYTES = 4096;
+let bombTail: Promise<Buffer> | undefined;
 
-function gzipBombBody(text: string): Buffer {
-  const cached = bombs.get(text);
-  if (cached) return cached;
-  const body = Buffer.alloc(GZIP_BOMB_DECODED_BYTES, 0x20);
-  const head = Buffer.from(text.slice(0, -1)); // the closing brace goes after the padding
-  head.copy(body);
-  body[body.length - 1] = 0x7d; // '}'
-  const compressed = gzipSync(body, { level: 9 });
-  if (bombs.size >= MAX_KEPT_BOMBS) bombs.delete(bombs.keys().next().value!);
-  bombs.set(text, compressed);
-  return compressed;
+/** Starts compressing the bomb's shared tail; later calls reuse it. */
+export function prepareGzipBomb(): Promise<Buffer> {
+  bombTail ??= gzipAsync(Buffer.concat([Buffer.alloc(GZIP_BOMB_DECODED_BYTES - BOMB_HEAD_BYTES - 1, 0x20), Buffer.from('}')]), { level: 9 });
+  return bombTail;
 }
 
 function gzipBomb(ctx: ReplyContext): void {
-  const body = gzipBombBody(resultText(ctx.id, messageJson('bomb', ctx.generation)));
-  send(ctx.res, 200, body, { ...JSON_TYPE, 'content-encoding': 'gzip' });
+  const text = resultText(ctx.id, messageJson('bomb', ctx.generation));
+  const head = text.slice(0, -1).padEnd(BOMB_HEAD_BYTES, ' '); // the closing brace ends the tail
+  void prepareGzipBomb().then((tail) => {
+    send(ctx.res, 200, Buffer.concat([gzipSync(head), tail]), { ...JSON_TYPE, 'content-encoding': 'gzip' });
+  });
 }
 
 /** Handlers by case name; `ok` and `get-task` are also what the plain `/a2a` path does by method. */

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DEMO_CASE_NAMES } from './cases.js';
-import { errorText, REPLIES, send, type RpcId } from './sample-replies.js';
+import { errorText, prepareGzipBomb, REPLIES, send, type RpcId } from './sample-replies.js';
 
 export interface SampleAgent {
   readonly origin: string;
@@ -31,6 +31,7 @@ const GET_TASK = new Set(['GetTask', 'tasks/get']);
 
 export async function startSampleAgent(options: SampleAgentOptions = {}): Promise<SampleAgent> {
   const host = options.host ?? '127.0.0.1';
+  void prepareGzipBomb();
   const sockets = new Set<Socket>();
   let origin = '';
   const server: Server = createServer((req, res) => {

@@ -9,7 +9,8 @@ export const builtinServer: ServerConfig = {
   maxConnections: 10_000,
   maxRequestsPerSocket: 0,
   requestTimeoutMs: 30_000,
-  maxEventLoopDelayMs: 1_000,
+  // Off by default: on a shared, loaded host a fixed lag threshold refuses healthy traffic.
+  maxEventLoopDelayMs: 0,
   maxHeapUsedBytes: 0,
   trustProxy: false,
 };

@@ -103,6 +103,7 @@ export const gatewayErrors = {
 
   // --- the gateway's own limits ---
   OVERLOADED: { code: Code.InternalError, message: 'remote has too many calls in flight; try again later' },
+  GATEWAY_OVERLOADED: { code: Code.InternalError, message: 'gateway is overloaded; try again later' },
   RATE_LIMITED: { code: Code.InternalError, message: 'rate limit for this remote exceeded; try again later' },
   CIRCUIT_OPEN: { code: Code.InternalError, message: 'remote is failing; calls are paused for a cooldown' },
   GATEWAY_ERROR: { code: Code.InternalError, message: 'gateway internal error' },

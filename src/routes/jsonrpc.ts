@@ -46,7 +46,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
       maxEventLoopDelay: server.maxEventLoopDelayMs,
       maxHeapUsedBytes: server.maxHeapUsedBytes,
       retryAfter: 1,
-      pressureHandler: (request, reply) => refuseEarly(request, reply, 'OVERLOADED', 200, { 'retry-after': '1' }),
+      pressureHandler: (request, reply) => refuseEarly(request, reply, 'GATEWAY_OVERLOADED', 200, { 'retry-after': '1' }),
     });
   }
 

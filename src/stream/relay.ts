@@ -91,6 +91,8 @@ class StreamRelay {
   private events = 0;
   private bytesIn = 0;
   private bytesOut = 0;
+  /** Upstream events that produced output (what streamNoDataMs watches). */
+  private upstreamEvents = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private idle: NodeJS.Timeout | undefined;
   private noData: NodeJS.Timeout | undefined;
@@ -122,8 +124,8 @@ class StreamRelay {
 
       const t = remote.timeouts;
       this.timers.push(setTimeout(() => this.guard(() => this.emit(core.stop('STREAM_TOO_LONG'))), t.maxStreamMs));
-      this.idle = this.silenceTimer(t.streamIdleMs, 'STREAM_IDLE');
-      this.noData = this.silenceTimer(t.streamNoDataMs, 'STREAM_NO_DATA');
+      this.idle = this.silenceTimer(t.streamIdleMs, 'STREAM_IDLE', () => this.bytesIn);
+      this.noData = this.silenceTimer(t.streamNoDataMs, 'STREAM_NO_DATA', () => this.upstreamEvents);
       this.timers.push(setInterval(this.onKeepAlive, t.keepAliveMs));
 
       body.on('data', this.onData);
@@ -132,11 +134,23 @@ class StreamRelay {
     });
   }
 
-  /** A timer that a caller who reads slowly does not trip: while paused, it only re-arms. */
-  private silenceTimer(ms: number, reason: Reason): NodeJS.Timeout {
+  /**
+   * A silence bound that a caller who reads slowly does not trip (while paused
+   * it only re-arms). After a busy spell Node runs due timers before pending
+   * socket reads, so the verdict waits one turn for I/O and is dropped if
+   * anything arrived meanwhile.
+   */
+  private silenceTimer(ms: number, reason: Reason, activity: () => number): NodeJS.Timeout {
     const timer: NodeJS.Timeout = setTimeout(() => {
-      if (this.paused) timer.refresh();
-      else this.guard(() => this.emit(this.core?.stop(reason) ?? []));
+      if (this.paused) return void timer.refresh();
+      const before = activity();
+      setImmediate(() =>
+        this.guard(() => {
+          if (this.done) return;
+          if (this.paused || activity() !== before) timer.refresh();
+          else this.emit(this.core?.stop(reason) ?? []);
+        }),
+      );
     }, ms);
     this.timers.push(timer);
     return timer;
@@ -149,7 +163,10 @@ class StreamRelay {
       this.bytesIn += bytes.length;
       this.idle?.refresh();
       const events = this.core.push(bytes);
-      if (events.length > 0) this.noData?.refresh();
+      if (events.length > 0) {
+        this.upstreamEvents += events.length;
+        this.noData?.refresh();
+      }
       this.emit(events);
     });
 

@@ -14,6 +14,9 @@ import { columnOffsets, terminalSafe, wrap } from '../../demo/table.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../../src/envelope/codes.js';
 import { validateCard } from '../../src/a2a/card.js';
 
+// The demo runs twice (as a CLI and in process), each spawning the gateway: more than the default.
+t.setTimeout(120_000);
+
 const REASONS = new Set<string>([...Object.keys(gatewayErrors), REMOTE_ERROR_REASON]);
 const MARKERS = Object.values(DEMO_LEAK_MARKERS);
 
@@ -89,7 +92,8 @@ const expected: Record<string, { reason?: string; code?: number; result?: string
 };
 
 t.test('each case: the remote misbehaves as named, the gateway answers as documented', async (t) => {
-  const totalMs = 400;
+  // Long enough that a loaded machine does not turn a fast case into a timeout.
+  const totalMs = 1500;
   const directTimeoutMs = 300;
   const result = await runDemo({ gatewayTotalMs: totalMs, directTimeoutMs });
   t.ok(result.ok, 'every gateway reply kept the envelope contract');

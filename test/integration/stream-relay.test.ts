@@ -368,7 +368,8 @@ t.test('a caller that stops reading stops the relay reading the upstream, withou
   t.equal(dataOf(block ?? '').id, CALLER_ID, 'events flow again after 400 ms paused: no STREAM_IDLE');
   for (let i = 0; i < 20; i++) t.notOk(dataOf((await caller.next()) ?? '').error, 'still good events');
   caller.destroy();
-  t.equal((await gw.nextOutcome()).callerClosed, true);
+  const outcome = await gw.nextOutcome();
+  t.equal(outcome.callerClosed, true, JSON.stringify(outcome));
 });
 
 t.test('the caller disconnecting aborts the upstream at once', async (t) => {

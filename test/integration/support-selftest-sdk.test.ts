@@ -170,3 +170,22 @@ t.test('userMessage builds a user-role message with the given ids', async (t) =>
   t.equal(m?.taskId, 't1');
   t.equal(m?.contextId, 'c1');
 });
+
+t.test('legacyCompat: 0.3 requests (no A2A-Version) are served; without it they get -32009', async (t) => {
+  const legacy = await startSdkUpstream({ legacyCompat: true });
+  t.teardown(() => legacy.close());
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'l1',
+    method: 'message/send',
+    params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+  });
+  const reply = JSON.parse((await rawRequest(legacy.url, { body })).body.toString());
+  t.equal(reply.id, 'l1');
+  t.same(reply.result.parts, [{ kind: 'text', text: 'echo: hi' }]);
+  const card03 = JSON.parse((await rawRequest(legacy.cardUrl)).body.toString());
+  t.equal(card03.url, legacy.url, 'a card request without A2A-Version gets the 0.3 card shape');
+  const refused = JSON.parse((await rawRequest(up.url, { body })).body.toString());
+  t.equal(refused.error.code, -32009);
+  t.equal((await clientFromBaseUrl(legacy.url)).protocolVersion, '1.0', 'the 1.0 SDK client still picks the 1.0 interface');
+});

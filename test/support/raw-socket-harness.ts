@@ -31,7 +31,8 @@ export async function startRawSuite(t: Test): Promise<RawSuite> {
   t.teardown(() => raw.close());
   const origin = raw.url;
   const gw = await startGateway(`
-server: { logLevel: debug }
+# Load shedding off: a busy test machine (module loading, parallel test files) lags the loop past 1 s.
+server: { logLevel: debug, maxEventLoopDelayMs: 0 }
 defaults:
   allowPrivateNetwork: true
   limits: { maxResponseBytes: ${MAX_RESPONSE_BYTES}, maxJsonDepth: ${MAX_JSON_DEPTH} }

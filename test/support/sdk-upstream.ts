@@ -50,6 +50,13 @@ export interface SdkUpstreamOptions {
   pushNotifications?: boolean;
   /** Pause between a `task` run's events; default 0. */
   stepDelayMs?: number;
+  /**
+   * Also speak A2A 0.3 (SDK `legacyCompat`): a request with `A2A-Version: 0.3`
+   * or none at all is served as 0.3 (`message/send`, ...), and the card gains
+   * a second, 0.3 JSONRPC interface at the same URL. Default false: such
+   * requests get -32009 VersionNotSupported.
+   */
+  legacyCompat?: boolean;
   /** Last word on the card (e.g. add a gRPC interface, long descriptions, signatures). */
   editCard?: (card: AgentCard) => void;
 }
@@ -133,6 +140,8 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
   const url = `${origin}${path}/`;
 
   const card = sdkAgentCard(url, streaming, pushNotifications);
+  const legacyCompat = { enabled: opts.legacyCompat ?? false };
+  if (legacyCompat.enabled) card.supportedInterfaces.push({ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' });
   opts.editCard?.(card);
   const executor = new TestAgentExecutor(opts.stepDelayMs ?? 0);
   const pushStore = pushNotifications ? new InMemoryPushNotificationStore() : undefined;
@@ -149,11 +158,11 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
   const app = express();
   app.disable('x-powered-by');
   app.use(recorder(requests));
-  const cardRoute = agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 0 } });
+  const cardRoute = agentCardHandler({ agentCardProvider: handler, cache: { maxAge: 0 }, legacyCompat });
   // The card routes come first: the JSON-RPC router refuses anything that is not a JSON POST.
   app.use(`${path}/.well-known/agent-card.json`, cardRoute);
   app.use('/.well-known/agent-card.json', cardRoute);
-  app.use(path, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(path, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   server.on('request', app);
 
   return {

@@ -1,0 +1,166 @@
+/**
+ * Streaming through the real gateway: a streaming method is answered with
+ * HTTP 200 text/event-stream whatever the remote does; every event is a
+ * normalized envelope with the caller's id; every ending the gateway causes
+ * is one final error event with a stable reason.
+ */
+import t, { type Test } from 'tap';
+import { request } from 'undici';
+import { LEAK_MARKERS } from '../support/hostile-cases.js';
+import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
+import { rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { reasonOfEvent, streamRpc, type SseReply } from '../support/sse-client.js';
+
+const MAX_EVENT = 8_192;
+
+let upstream: HostileUpstream;
+let gw: RunningGateway;
+
+t.before(async () => {
+  upstream = await startHostileUpstream();
+  gw = await startGateway(`
+defaults:
+  allowPrivateNetwork: true
+  circuitBreaker: { failureThreshold: 10000 }
+  retries: { attempts: 1 }
+remotes:
+  sse:
+    url: ${upstream.url}/
+    limits: { maxEventBytes: ${MAX_EVENT}, maxStreamBytes: 200000, maxStreamEvents: 50 }
+    timeouts: { streamIdleMs: 400, streamNoDataMs: 600, maxStreamMs: 5000, keepAliveMs: 150, totalMs: 2000 }
+  down:
+    url: http://127.0.0.1:9/
+`);
+});
+t.teardown(async () => {
+  await gw.close();
+  await upstream.close();
+});
+
+const stream = (path: string, id: string | number = 'sid-1', method = 'SendStreamingMessage') =>
+  streamRpc(`${gw.url}/remotes/${path}`, rpcRequest(method, id, { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'go' }] } }));
+
+function assertStream(t: Test, reply: SseReply, id: unknown): void {
+  t.equal(reply.status, 200);
+  t.match(String(reply.headers['content-type']), /^text\/event-stream/);
+  t.ok(reply.events.length > 0, 'at least one event');
+  reply.events.forEach((e, i) => {
+    t.equal(e.jsonrpc, '2.0');
+    t.same(e.id, id, `event ${i} has the caller id`);
+    t.equal(Object.hasOwn(e, 'result') !== Object.hasOwn(e, 'error'), true, 'exactly one of result/error');
+    if (e.error) t.equal(i, reply.events.length - 1, 'an error event is the last one');
+  });
+  for (const marker of Object.values(LEAK_MARKERS)) t.notOk(reply.raw.includes(marker));
+  t.notMatch(reply.raw, /<html/i, 'no remote HTML');
+}
+
+t.test('a well-formed stream is relayed event by event with the caller id', async (t) => {
+  const reply = await stream('sse/sse-ok/wrongId=1', 'caller-stream');
+  assertStream(t, reply, 'caller-stream');
+  t.equal(reply.events.length, 4);
+  t.notOk(reply.events.some((e) => e.error));
+});
+
+t.test('both generations’ streaming methods are recognised', async (t) => {
+  for (const method of ['message/stream', 'tasks/resubscribe', 'SendStreamingMessage', 'SubscribeToTask']) {
+    const reply = await stream('sse/sse-ok', 7, method);
+    t.equal(reply.events.length, 4, method);
+  }
+});
+
+t.test('remote comments are not forwarded; the gateway sends its own keep-alives', async (t) => {
+  const reply = await stream('sse/sse-keepalive');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reply.events.length, 4);
+  const silent = await stream('sse/sse-comments-only/ms=50');
+  t.ok(silent.comments.every((c) => c === 'keep-alive'), 'only the gateway’s comments');
+});
+
+t.test('event: error with extra members → normalized error event, stream ends', async (t) => {
+  const reply = await stream('sse/sse-error-event');
+  assertStream(t, reply, 'sid-1');
+  const last = reply.events.at(-1)!;
+  t.equal((last.error as { code: number }).code, -32603);
+  t.notMatch(reply.raw, /"stack"|\\u001b|\\r|\\n/, 'extra members and controls gone; the sanitized message stays');
+});
+
+t.test('broken data after good events → the good events, then one INVALID_EVENT', async (t) => {
+  const reply = await stream('sse/sse-garbage');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reply.events.length, 2);
+  t.equal(reasonOfEvent(reply.events[1]), 'INVALID_EVENT');
+  t.equal((reply.events[1]!.error as { code: number }).code, -32006);
+});
+
+t.test('a plain JSON-RPC error body to a stream call → exactly one error event with its code', async (t) => {
+  const reply = await stream('sse/sse-json-error');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reply.events.length, 1);
+  t.equal((reply.events[0]!.error as { code: number }).code, -32004);
+});
+
+t.test('an HTML 502 to a stream call → one UPSTREAM_HTTP_ERROR event', async (t) => {
+  const reply = await stream('sse/html-502');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reply.events.length, 1);
+  t.equal(reasonOfEvent(reply.events[0]), 'UPSTREAM_HTTP_ERROR');
+});
+
+t.test('an unreachable remote → one transport error event', async (t) => {
+  const reply = await stream('down');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reasonOfEvent(reply.events[0]), 'UPSTREAM_REFUSED');
+});
+
+t.test('an event just under maxEventBytes passes', async (t) => {
+  const reply = await stream(`sse/sse-big-event/bytes=${MAX_EVENT - 64}`);
+  assertStream(t, reply, 'sid-1');
+  t.equal(reply.events.length, 3);
+  t.notOk(reply.events.some((e) => e.error));
+});
+
+t.test('an event over maxEventBytes → EVENT_TOO_LARGE, final', async (t) => {
+  const reply = await stream(`sse/sse-big-event/bytes=${MAX_EVENT + 64}`);
+  assertStream(t, reply, 'sid-1');
+  t.equal(reasonOfEvent(reply.events.at(-1)), 'EVENT_TOO_LARGE');
+});
+
+t.test('silence → STREAM_IDLE', async (t) => {
+  const reply = await stream('sse/sse-silent');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reasonOfEvent(reply.events.at(-1)), 'STREAM_IDLE');
+});
+
+t.test('comments forever, no data → STREAM_NO_DATA', async (t) => {
+  const reply = await stream('sse/sse-comments-only/ms=50');
+  assertStream(t, reply, 'sid-1');
+  t.equal(reasonOfEvent(reply.events.at(-1)), 'STREAM_NO_DATA');
+});
+
+t.test('an endless stream is ended by a stream bound, and its upstream socket closed', async (t) => {
+  const reply = await stream('sse/sse-endless');
+  assertStream(t, reply, 'sid-1');
+  t.match(reasonOfEvent(reply.events.at(-1)), /^STREAM_TOO_(LARGE|MANY_EVENTS)$/);
+  t.ok(reply.events.length <= 51);
+});
+
+t.test('the caller disconnecting aborts the upstream request at once', async (t) => {
+  const before = upstream.openConnections();
+  const controller = new AbortController();
+  const res = await request(`${gw.url}/remotes/sse/sse-comments-only/ms=50`, {
+    method: 'POST',
+    body: JSON.stringify(rpcRequest('SendStreamingMessage', 'gone')),
+    signal: controller.signal,
+  });
+  t.equal(res.statusCode, 200);
+  const until = Date.now() + 2000;
+  while (!upstream.requests.some((r) => r.body.includes('"gone"')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 100));
+  const streaming = upstream.openConnections();
+  t.ok(streaming >= 1, 'the stream holds an upstream connection');
+  t.ok(streaming >= before, 'no connection lost before the abort');
+  controller.abort();
+  res.body.on('error', () => {});
+  while (upstream.openConnections() >= streaming && Date.now() < until + 2000) await new Promise((r) => setTimeout(r, 20));
+  t.equal(upstream.openConnections(), streaming - 1, 'the stream’s upstream connection closed');
+});
