@@ -25,4 +25,13 @@ export async function alternate<T>(rounds: number, a: () => Promise<T>, b: () =>
   return out;
 }
 
+/** Like alternate, for any number of sides: round i runs every side once, in order. */
+export async function alternateMany<T>(rounds: number, sides: readonly (() => Promise<T>)[]): Promise<T[][]> {
+  const out = sides.map(() => [] as T[]);
+  for (let i = 0; i < rounds; i++) {
+    for (const [j, side] of sides.entries()) out[j]!.push(await side());
+  }
+  return out;
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -27,17 +27,27 @@ export function buildGateway(): { ok: boolean; output: string } {
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}`.trim() };
 }
 
-export async function startUpstream(): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/upstream.ts')], {
+/** Starts a bench script that prints `{"port":N}` on its first stdout line. */
+async function startScript(name: string, script: string, args: readonly string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`bench upstream exited early (code ${code})`)));
+    child.once('exit', (code) => reject(new Error(`bench ${name} exited early (code ${code})`)));
   });
-  return wrap('upstream', child, port);
+  return wrap(name, child, port);
+}
+
+export function startUpstream(): Promise<Child> {
+  return startScript('upstream', 'bench/upstream.ts');
+}
+
+/** The bare Fastify + undici proxy (bench/reference-hop.ts) in front of one upstream route. */
+export function startReferenceHop(upstreamPort: number, path: string): Promise<Child> {
+  return startScript('reference hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
 }
 
 export interface GatewayLaunch {
@@ -141,6 +151,28 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`gateway did not listen on ${port} within 15 s`);
+}
+
+const CLOCK_TICKS_PER_SECOND = (() => {
+  const run = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number(run.stdout?.trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+})();
+
+/**
+ * CPU time (user + system, µs) a process has used so far, from /proc/<pid>/stat.
+ * Unlike throughput, CPU spent per call barely moves when other work shares the machine.
+ */
+export function cpuMicros(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; fields after its closing paren are fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Resident set size and its high-water mark, in MiB, from /proc (Linux only). */

@@ -91,14 +91,22 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   const app = Fastify(fastifyOptions) as unknown as FastifyInstance;
   app.server.maxConnections = server.maxConnections;
   // preClose runs before the server stops accepting: streams get their final event while sockets are open.
+  let sweep: NodeJS.Timeout | undefined;
+  let drainDeadline: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     ready = false;
     shutdown.abort();
+    // Sockets become idle as calls and streams finish; close each as soon as it does, and
+    // everything still busy once drainMs is up.
+    sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    drainDeadline = setTimeout(() => app.server.closeAllConnections(), current.server.drainMs);
   });
   app.addHook('onListen', async () => {
     ready = true;
   });
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    clearTimeout(drainDeadline);
     await ops?.close();
     await pools.close();
   });
@@ -150,14 +158,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       runtimes = nextRuntimes;
       metrics.configReloads.inc({ result: 'ok' });
     },
-    async close() {
-      const drain = setTimeout(() => app.server.closeAllConnections(), current.server.drainMs);
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(drain);
-      }
-    },
+    close: () => app.close(),
   };
 }
 

@@ -51,6 +51,14 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
     .filter(([, remote]) => !URL.canParse(remote.url))
     .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url is not a valid URL`);
   if (badUrls.length > 0) throw new ConfigError(badUrls.join('\n'), badUrls);
+  // Credentials in a URL end up in logs and error reports; `auth` keeps them out.
+  const withUserinfo = Object.entries(raw.remotes)
+    .filter(([, remote]) => {
+      const url = new URL(remote.url);
+      return url.username !== '' || url.password !== '';
+    })
+    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url must not contain credentials; use remotes.${name}.auth`);
+  if (withUserinfo.length > 0) throw new ConfigError(withUserinfo.join('\n'), withUserinfo);
   return resolve(raw);
 }
 

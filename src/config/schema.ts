@@ -141,11 +141,12 @@ export const CallerAuthSchema = Type.Object(
 export const ServerSchema = Type.Object(
   {
     host: Type.String({ minLength: 1, description: 'address to listen on' }),
-    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, description: 'caller port (0 = any free port); `--port` overrides it' }),
     opsPort: Type.Integer({ minimum: 0, maximum: 65535, description: 'serve /healthz, /readyz, /metrics on this port only (same host)' }),
     drainMs: Type.Integer({ minimum: 0, maximum: 600_000, description: 'on SIGTERM, how long in-flight unary calls may finish' }),
     logLevel: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      { description: 'pino level; `info` writes one line per call' },
     ),
     publicBaseUrl: Type.Optional(
       Type.String({ format: 'uri', pattern: '^https?://', description: 'the gateway’s URL as callers see it; used in rewritten agent cards' }),
@@ -155,8 +156,8 @@ export const ServerSchema = Type.Object(
     maxConnections: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'caller sockets accepted at once' }),
     maxRequestsPerSocket: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'requests per caller keep-alive socket (0 = unlimited)' }),
     requestTimeoutMs: Type.Integer({ minimum: 0, maximum: 24 * HOUR, description: 'time a caller may take to send its whole request (0 = off)' }),
-    maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer OVERLOADED while the event loop lags more than this (0 = off)' }),
-    maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer OVERLOADED while the heap is larger than this (0 = off)' }),
+    maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer GATEWAY_OVERLOADED while the event loop lags more than this (0 = off)' }),
+    maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
   },
   { additionalProperties: false },
 );

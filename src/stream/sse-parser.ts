@@ -179,7 +179,11 @@ export class SseParser {
     if (comment) {
       this.line.clear();
       // Comments between events are not part of any event: they must not add up to an "event too large".
-      if (!this.inEvent) this.eventBytes = 0;
+      // Nor may the LF of their CRLF when it arrives in the next chunk (the output must not depend on chunking).
+      if (!this.inEvent) {
+        this.eventBytes = 0;
+        this.crEndedContent = false;
+      }
       return emit({ kind: 'comment' }) !== false;
     }
     this.inEvent = true;

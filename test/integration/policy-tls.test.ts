@@ -13,6 +13,7 @@ let pki: TestPki;
 let plain: TlsUpstream;
 let wrongName: TlsUpstream;
 let mutual: TlsUpstream;
+let mutual12: TlsUpstream;
 let oldTls: TlsUpstream;
 let gw: RunningGateway;
 
@@ -24,6 +25,7 @@ t.before(async () => {
     startTlsUpstream({ identity: pki.server, requireClientCertFrom: pki.ca.cert }),
     startTlsUpstream({ identity: pki.server, maxVersion: 'TLSv1.2' }),
   ]);
+  mutual12 = await startTlsUpstream({ identity: pki.server, requireClientCertFrom: pki.ca.cert, maxVersion: 'TLSv1.2' });
   const ca = `caFile: '${pki.files.caFile}'`;
   const clientCert = `certFile: '${pki.files.clientCertFile}', keyFile: '${pki.files.clientKeyFile}'`;
   gw = await startGateway(`
@@ -38,13 +40,15 @@ remotes:
   wrongName: { url: '${wrongName.url}/', tls: { ${ca} } }
   mtlsWithout: { url: '${mutual.url}/', tls: { ${ca} } }
   mtls: { url: '${mutual.url}/', tls: { ${ca}, ${clientCert} } }
+  mtls12Without: { url: '${mutual12.url}/', tls: { ${ca} } }
+  mtls12: { url: '${mutual12.url}/', tls: { ${ca}, ${clientCert} } }
   tls12ok: { url: '${oldTls.url}/', tls: { ${ca}, minVersion: TLSv1.2 } }
   tls13only: { url: '${oldTls.url}/', tls: { ${ca}, minVersion: TLSv1.3 } }
 `);
 });
 t.teardown(async () => {
   await gw.close();
-  await Promise.all([plain, wrongName, mutual, oldTls].map((u) => u?.close()));
+  await Promise.all([plain, wrongName, mutual, mutual12, oldTls].map((u) => u?.close()));
 });
 
 const call = (remote: string, id: string) => rpc(`${gw.url}/remotes/${remote}/a2a`, rpcRequest('GetTask', id, { id: 'task-1' }));
@@ -67,11 +71,23 @@ t.test('a valid chain for another host name → UPSTREAM_TLS_ERROR', async (t) =
   t.equal(wrongName.requests.length, 0);
 });
 
-t.test('mTLS: without a client certificate the call fails; with certFile/keyFile it succeeds', async (t) => {
-  const refused = await call('mtlsWithout', 'm1');
-  t.equal(reasonOf(refused), 'UPSTREAM_TLS_ERROR');
+t.test('mTLS over TLS 1.2: without a client certificate → UPSTREAM_TLS_ERROR; with certFile/keyFile → success', async (t) => {
+  const refused = await call('mtls12Without', 'm1');
+  t.equal(reasonOf(refused), 'UPSTREAM_TLS_ERROR', 'the remote refuses inside the handshake');
+  t.equal(mutual12.requests.length, 0, 'the remote never handled a request');
+  const ok = await call('mtls12', 'm2');
+  t.ok(ok.json.result);
+  t.equal(mutual12.requests[0]?.clientCertCn, 'a2a-egress test client', 'the remote saw our client certificate');
+});
+
+t.test('mTLS over TLS 1.3: without a client certificate the call fails; with it → success', async (t) => {
+  // In TLS 1.3 the client's handshake is done before the server checks the
+  // client certificate; its "certificate required" alert comes with the
+  // connection close, and undici reports the close ("other side closed").
+  const refused = await call('mtlsWithout', 'm3');
+  t.match(reasonOf(refused), /^(UPSTREAM_TLS_ERROR|UPSTREAM_RESET)$/, `typed transport error (${reasonOf(refused)})`);
   t.equal(mutual.requests.length, 0, 'the remote never handled a request');
-  const ok = await call('mtls', 'm2');
+  const ok = await call('mtls', 'm4');
   t.ok(ok.json.result);
   t.equal(mutual.requests.length, 1);
   t.equal(mutual.requests[0]?.clientCertCn, 'a2a-egress test client', 'the remote saw our client certificate');

@@ -6,7 +6,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { MARK, MARKED_BODY, head, runCase, startRawSuite, waitFor, type CaseSpec } from '../support/raw-socket-harness.js';
+import { MARK, MARKED_BODY, SLOW_TOTAL_MS, head, runCase, startRawSuite, waitFor, type CaseSpec } from '../support/raw-socket-harness.js';
 import { httpResponse, jsonRpcResult } from '../support/raw-upstream.js';
 import { rpc, rpcRequest } from '../support/gateway.js';
 

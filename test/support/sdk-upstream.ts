@@ -59,6 +59,8 @@ export interface SdkUpstreamOptions {
   legacyCompat?: boolean;
   /** Last word on the card (e.g. add a gRPC interface, long descriptions, signatures). */
   editCard?: (card: AgentCard) => void;
+  /** Serve GetExtendedAgentCard with this card (built from the public one); sets `capabilities.extendedAgentCard`. */
+  extendedCard?: (card: AgentCard) => AgentCard;
 }
 
 export interface SdkUpstream {
@@ -142,7 +144,9 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
   const card = sdkAgentCard(url, streaming, pushNotifications);
   const legacyCompat = { enabled: opts.legacyCompat ?? false };
   if (legacyCompat.enabled) card.supportedInterfaces.push({ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' });
+  if (opts.extendedCard && card.capabilities) card.capabilities.extendedAgentCard = true;
   opts.editCard?.(card);
+  const extendedCard = opts.extendedCard?.(structuredClone(card));
   const executor = new TestAgentExecutor(opts.stepDelayMs ?? 0);
   const pushStore = pushNotifications ? new InMemoryPushNotificationStore() : undefined;
   const handler = new DefaultRequestHandler(
@@ -152,6 +156,7 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
     new DefaultExecutionEventBusManager(),
     pushStore,
     pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 1000 }) : undefined,
+    extendedCard,
   );
 
   const requests: RecordedRequest[] = [];

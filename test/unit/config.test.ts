@@ -216,3 +216,10 @@ t.test('the shipped config/gateway.yaml loads', async (t) => {
   const config = loadConfigFile(new URL('../../config/gateway.yaml', import.meta.url).pathname);
   t.ok(config.remotes.size >= 1);
 });
+
+t.test('a remote URL with credentials in it is refused, pointing at auth', async (t) => {
+  t.throws(() => parseConfig('remotes:\n  a:\n    url: https://user:pw@agent.example.com/a2a\n', 'g.yaml'), {
+    name: 'ConfigError',
+    message: /g\.yaml:3: remotes\.a\.url must not contain credentials; use remotes\.a\.auth/,
+  });
+});

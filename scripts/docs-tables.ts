@@ -1,0 +1,99 @@
+/**
+ * Generates the README's config reference and error tables from the one
+ * source they describe (the TypeBox schema, the built-in defaults and the
+ * error catalogue). `npx tsx scripts/docs-tables.ts` prints them;
+ * test/unit/docs-tables.test.ts fails when the README drifts from them.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { builtinCircuitBreaker, builtinLimits, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
+import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
+import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
+
+interface JsonSchemaLike {
+  type?: string;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  anyOf?: { const?: unknown }[];
+  pattern?: string;
+  format?: string;
+  properties?: Record<string, JsonSchemaLike>;
+}
+
+const fmt = (n: number): string => (Number.isInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US').replace(/,/g, '_') : String(n));
+
+function typeOf(s: JsonSchemaLike): string {
+  if (s.anyOf) return s.anyOf.map((a) => JSON.stringify(a.const)).join(' \\| ');
+  if (s.type === 'integer' || s.type === 'number') {
+    const lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? `>${s.exclusiveMinimum}` : undefined);
+    const range = lo !== undefined || s.maximum !== undefined ? ` ${lo !== undefined ? fmt(Number(String(lo).replace('>', ''))) : ''}${String(lo).startsWith('>') ? ' (exclusive)' : ''}..${s.maximum !== undefined ? fmt(s.maximum) : ''}` : '';
+    return `${s.type}${range}`;
+  }
+  return s.type ?? 'any';
+}
+
+function rows(prefix: string, schema: JsonSchemaLike, defaults: Record<string, unknown> = {}): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, s]) => s.type !== 'object' && !s.properties)
+    .map(([key, s]) => {
+      const d = defaults[key];
+      const shown = d === undefined ? '—' : typeof d === 'number' ? fmt(d) : JSON.stringify(d);
+      return `| \`${prefix}${key}\` | ${typeOf(s)} | ${shown} | ${s.description ?? ''} |`;
+    });
+}
+
+export function configReference(): string {
+  const header = ['| key | type and bounds | default | meaning |', '|---|---|---|---|'];
+  return [
+    ...header,
+    ...rows('server.', ServerSchema as JsonSchemaLike, builtinServer as unknown as Record<string, unknown>),
+    '| `server.auth` | `{ type: bearer, tokensEnv: NAME }` | off | callers must send `Authorization: Bearer <token>`; tokens from env NAME, comma-separated |',
+    '| `remotes.<name>.url` | http(s) URL, required | — | the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`) |',
+    '| `remotes.<name>.agentCardUrl` | http(s) URL | `<origin>/.well-known/agent-card.json` | where the remote’s card is |',
+    '| `remotes.<name>.methods` | list of A2A method names | all | methods callers may use; anything else is -32601 |',
+    '| `remotes.<name>.auth` | `{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}` | none | credential the gateway adds to every upstream request |',
+    ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
+    '| `allowPrivateNetwork` | boolean | false | let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses |',
+    '| `keepRemoteErrorData` | boolean | false | pass up to 4 sanitized `@type` objects from a remote error’s `data` |',
+    `| \`maxConnections\` | integer 1..10_000 | ${builtinPolicy.maxConnections} | sockets in the pool to this remote |`,
+    '| `forwardHeaders` | list of lower-case header names | [] | caller headers forwarded besides the A2A and trace headers (may name authorization, cookie) |',
+    ...rows('timeouts.', TimeoutsSchema as JsonSchemaLike, builtinTimeouts as unknown as Record<string, unknown>),
+    ...rows('limits.', LimitsSchema as JsonSchemaLike, builtinLimits as unknown as Record<string, unknown>),
+    ...rows('rateLimit.', RateLimitSchema as JsonSchemaLike),
+    ...rows('circuitBreaker.', CircuitBreakerSchema as JsonSchemaLike, builtinCircuitBreaker as unknown as Record<string, unknown>),
+    ...rows('retries.', RetrySchema as JsonSchemaLike, builtinRetries as unknown as Record<string, unknown>),
+  ].join('\n');
+}
+
+export function reasonTable(): string {
+  const lines = ['| reason | code | message |', '|---|---|---|'];
+  lines.push(`| \`${REMOTE_ERROR_REASON}\` | the remote’s own code (-32603 if it sent none) | the remote’s message, sanitized and bounded |`);
+  for (const [reason, spec] of Object.entries(gatewayErrors)) lines.push(`| \`${reason}\` | ${spec.code} | ${spec.message} |`);
+  return lines.join('\n');
+}
+
+/** The README with both generated tables put between their markers. */
+export function withTables(readme: string): string {
+  return [
+    ['config', configReference()],
+    ['reasons', reasonTable()],
+  ].reduce((text, [name, table]) => {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const a = text.indexOf(start);
+    const b = text.indexOf(end);
+    if (a === -1 || b === -1) throw new Error(`README has no ${start} ... ${end} markers`);
+    return `${text.slice(0, a + start.length)}\n${table}\n${text.slice(b)}`;
+  }, readme);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--write')) {
+    const readme = new URL('../README.md', import.meta.url);
+    writeFileSync(readme, withTables(readFileSync(readme, 'utf8')));
+  } else {
+    process.stdout.write(`${configReference()}\n\n${reasonTable()}\n`);
+  }
+}
