@@ -161,7 +161,7 @@ const CLOCK_TICKS_PER_SECOND = (() => {
 
 /**
  * CPU time (user + system, µs) a process has used so far, from /proc/<pid>/stat.
- * Unlike throughput, CPU spent per call barely moves when other work shares the machine.
+ * Divided by calls answered, it says what each hop costs; it still inflates on a busy machine.
  */
 export function cpuMicros(pid: number): number {
   try {

@@ -27,6 +27,11 @@ export function fmt(value: number, digits = 2): string {
   return value >= 1000 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits);
 }
 
+/** "+1.23 ms" / "-0.40 ms": an added amount, with its sign. */
+export function signed(value: number, unit: string, digits = 3): string {
+  return `${value >= 0 ? '+' : '-'}${fmt(Math.abs(value), digits)} ${unit}`;
+}
+
 export function formatTable(rows: readonly Row[]): string {
   const header = ['scenario', 'direct', 'gateway', 'ratio', 'goal', 'met?'];
   const cells = rows.map((r) => [r.scenario, r.direct, r.gateway, r.ratio, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']);

@@ -8,7 +8,7 @@
 import { Pool } from 'undici';
 import { STREAM_REQUEST } from './bodies.js';
 import { alternate, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
-import { fmt, type ScenarioResult } from './report.js';
+import { fmt, signed, type ScenarioResult } from './report.js';
 import { countEvents, eventLatencies } from './sse-client.js';
 import { median, percentile, round } from './stats.js';
 
@@ -154,7 +154,7 @@ export async function streamingLatency(ctx: BenchContext): Promise<ScenarioResul
         scenario: `stream per-event latency p50 (ms), ${rate}`,
         direct: p(measured.a, 'p50Ms').toFixed(3),
         gateway: p(measured.b, 'p50Ms').toFixed(3),
-        ratio: `+${added50.toFixed(3)} ms`,
+        ratio: signed(added50, 'ms'),
         goal: 'report',
         met: null,
       },
@@ -162,7 +162,7 @@ export async function streamingLatency(ctx: BenchContext): Promise<ScenarioResul
         scenario: `stream per-event latency p99 (ms), ${rate}`,
         direct: p(measured.a, 'p99Ms').toFixed(3),
         gateway: p(measured.b, 'p99Ms').toFixed(3),
-        ratio: `+${added99.toFixed(3)} ms`,
+        ratio: signed(added99, 'ms'),
         goal: 'report',
         met: null,
       },

@@ -9,7 +9,7 @@ import { UNARY_REQUEST } from './bodies.js';
 import { alternate, alternateMany, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
 import { fixedRate, probe, saturate, upstreamServed, type SaturationRound } from './load.js';
 import { cpuMicros, startGateway, startReferenceHop, TMP, type Child } from './processes.js';
-import { fmt, type ScenarioResult } from './report.js';
+import { fmt, signed, type ScenarioResult } from './report.js';
 import { median, round } from './stats.js';
 
 const CONNECTIONS = 50;
@@ -116,7 +116,7 @@ export async function unarySaturation(ctx: BenchContext): Promise<ScenarioResult
       rounds: { seconds, connections: CONNECTIONS, direct: d, bareHop: h, gateway: g },
       notes: [
         ...notes,
-        'CPU per call is user+system time from /proc/<pid>/stat divided by answered calls; unlike req/s it barely moves when other work shares the machine',
+        'CPU per call is user+system time from /proc/<pid>/stat divided by answered calls; it also inflates when other work shares the machine (cache misses, context switches, fixed per-second costs spread over fewer calls)',
         'the bare hop is bench/reference-hop.ts: Fastify + undici, raw bytes through, nothing checked (the floor of any Fastify+undici gateway)',
       ],
     };
@@ -151,7 +151,7 @@ export async function unaryFixedRate(ctx: BenchContext): Promise<ScenarioResult>
         scenario: `unary ${RATE} req/s, p50 latency (ms)`,
         direct: p(measured.a, 'p50Ms').toFixed(3),
         gateway: p(measured.b, 'p50Ms').toFixed(3),
-        ratio: `+${added50.toFixed(3)} ms`,
+        ratio: signed(added50, 'ms'),
         goal: 'report',
         met: null,
       },
@@ -159,7 +159,7 @@ export async function unaryFixedRate(ctx: BenchContext): Promise<ScenarioResult>
         scenario: `unary ${RATE} req/s, p99 latency (ms)`,
         direct: p(measured.a, 'p99Ms').toFixed(3),
         gateway: p(measured.b, 'p99Ms').toFixed(3),
-        ratio: `+${added99.toFixed(3)} ms`,
+        ratio: signed(added99, 'ms'),
         goal: 'added <= 1 ms',
         met: added99 <= 1,
       },
@@ -206,7 +206,7 @@ export async function unaryLogCost(ctx: BenchContext): Promise<ScenarioResult> {
           scenario: 'gateway CPU per call with info log to file (µs; left = at warn)',
           direct: fmt(wCpu, 0),
           gateway: fmt(iCpu, 0),
-          ratio: `+${fmt(iCpu - wCpu, 0)} µs`,
+          ratio: signed(iCpu - wCpu, 'µs', 0),
           goal: 'report',
           met: null,
         },
@@ -216,5 +216,6 @@ export async function unaryLogCost(ctx: BenchContext): Promise<ScenarioResult> {
     };
   } finally {
     await info.stop();
+    rmSync(logFile, { force: true });
   }
 }

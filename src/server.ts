@@ -4,6 +4,7 @@
  * draining shutdown. Each concern lives in its own module under src/.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -48,6 +49,8 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   const logger = options.logger ?? createLogger(initial.server.logLevel);
   const metrics = new GatewayMetrics(options.processMetrics ?? true);
   const shutdown = new AbortController();
+  // Every open stream listens for shutdown; thousands of streams are normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const pools = new UpstreamPools(options.pool);
   const hooks = {
     env: options.env ?? process.env,

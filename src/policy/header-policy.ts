@@ -1,7 +1,8 @@
 /**
  * Which headers cross the gateway, as pure functions. Requests: a short list
  * of A2A/tracing headers plus the remote's configured allowlist; never
- * hop-by-hop headers or host. Responses: only the two A2A headers, validated,
+ * hop-by-hop headers or host. Responses: only the A2A headers (A2A-Version,
+ * A2A-Extensions and its 0.3 spelling X-A2A-Extensions), validated,
  * because no raw remote header may reach the caller.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -30,6 +31,8 @@ export const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'hos
 export const ALWAYS_FORWARDED: readonly string[] = Object.freeze([
   'a2a-version',
   'a2a-extensions',
+  // The 0.3 spelling (the JS and Python SDKs' 0.3 layers send and answer with it).
+  'x-a2a-extensions',
   'traceparent',
   'tracestate',
   'x-request-id',
@@ -105,7 +108,7 @@ export function filterUpstreamResponseHeaders(
     if (name === 'a2a-version') {
       const version = cleanVersion(rawValue);
       if (version !== undefined) out[name] = version;
-    } else if (name === 'a2a-extensions') {
+    } else if (name === 'a2a-extensions' || name === 'x-a2a-extensions') {
       const extensions = cleanExtensions(rawValue);
       if (extensions !== undefined) out[name] = extensions;
     }

@@ -37,8 +37,9 @@ export async function streamCall(
     if (!out.writableFinished) abortUpstream();
   };
   out.once('close', onCallerClose);
-  // Until the relay takes over, the whole wait for response headers is bounded by totalMs.
-  const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded.
+  const headersWait = Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs);
+  const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), headersWait);
 
   let release: (() => void) | undefined;
   let outcome: StreamOutcome;

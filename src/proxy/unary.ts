@@ -48,6 +48,7 @@ export async function unaryCall(
   reply.raw.once('close', onCallerClose);
 
   let release: (() => void) | undefined;
+  let headersDeadline: NodeJS.Timeout | undefined;
   let normalized: Normalized;
   let responseHeaders: Record<string, string> = {};
   let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
@@ -55,6 +56,8 @@ export async function unaryCall(
     release = await runtime.admit(controller.signal);
     const headers = upstreamHeaders(ctx, request, remote, runtime, false);
     const upstreamStarted = performance.now();
+    // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
+    headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
     log.attempts = 0;
     const res = await withRetries(
       () => {
@@ -69,6 +72,7 @@ export async function unaryCall(
         isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)),
       },
     );
+    clearTimeout(headersDeadline);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes);
@@ -95,6 +99,7 @@ export async function unaryCall(
     }
   } finally {
     clearTimeout(deadline);
+    clearTimeout(headersDeadline);
     reply.raw.off('close', onCallerClose);
     release?.();
   }

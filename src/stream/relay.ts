@@ -120,6 +120,8 @@ class StreamRelay {
       const encoding = headerValue(this.up.headers['content-encoding'])?.trim().toLowerCase();
       if (encoding && encoding !== 'identity') return this.emit(core.stop('UNSUPPORTED_ENCODING'));
       if (shutdown?.aborted) return this.emit(core.stop('GATEWAY_SHUTDOWN'));
+      // A body that failed before we were handed it will send no further event.
+      if (body.destroyed) return this.emit(core.broken());
       shutdown?.addEventListener('abort', this.onShutdown, { once: true });
 
       const t = remote.timeouts;

@@ -46,10 +46,13 @@ class LineBuffer {
   private buf = Buffer.alloc(0);
   length = 0;
 
+  /** `cap` (the event bound) stops doubling from reserving twice what an event may hold. */
+  constructor(private readonly cap: number) {}
+
   append(src: Buffer, start: number, end: number): void {
     const need = this.length + (end - start);
     if (need > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2, 256));
+      const grown = Buffer.allocUnsafe(Math.max(need, Math.min(this.buf.length * 2, this.cap), 256));
       this.buf.copy(grown, 0, 0, this.length);
       this.buf = grown;
     }
@@ -69,7 +72,7 @@ class LineBuffer {
 }
 
 export class SseParser {
-  private readonly line = new LineBuffer();
+  private readonly line: LineBuffer;
   /** Bytes of the current line so far (comment bytes are counted but not kept). */
   private lineBytes = 0;
   private lineIsComment = false;
@@ -90,7 +93,9 @@ export class SseParser {
   private bomHead: Buffer | undefined = Buffer.alloc(0);
   private stopped = false;
 
-  constructor(private readonly maxEventBytes: number) {}
+  constructor(private readonly maxEventBytes: number) {
+    this.line = new LineBuffer(maxEventBytes);
+  }
 
   /** True when the stream stopped in the middle of a line or an event. */
   get pending(): boolean {
@@ -118,8 +123,8 @@ export class SseParser {
       if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
       const end = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextCR, nextLF);
       if (end === -1) {
-        this.appendPartial(chunk, i, n);
-        this.count(n - i, emit);
+        // Counted before it is kept: a line past the bound is never copied.
+        if (this.count(n - i, emit)) this.appendPartial(chunk, i, n);
         return;
       }
       let terminator = 1;
@@ -134,9 +139,9 @@ export class SseParser {
       } else {
         // A line wholly inside this chunk is read in place; a line built over chunks comes from the buffer.
         const wholeLineHere = this.lineBytes === 0;
+        if (!this.count(contentBytes + terminator, emit)) return;
         if (wholeLineHere) this.lineIsComment = chunk[i] === COLON;
         else this.appendPartial(chunk, i, end);
-        if (!this.count(contentBytes + terminator, emit)) return;
         this.crEndedContent = true;
         if (!this.completeLine(wholeLineHere ? chunk.subarray(i, end) : this.line.view(), emit)) return;
       }

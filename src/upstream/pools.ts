@@ -28,7 +28,8 @@ export class UpstreamPools {
           lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
           ...remote.tls,
         },
-        headersTimeout: remote.timeouts.headersMs,
+        // A backstop only: the call path keeps its own exact headers deadline.
+        headersTimeout: remote.timeouts.headersMs + 1_000,
         // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
         bodyTimeout: 0,
         connections: remote.maxConnections,

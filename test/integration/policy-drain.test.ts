@@ -71,3 +71,27 @@ remotes:
   const exitMs = performance.now() - releasedAt;
   t.ok(exitMs < 5000, `exits soon after the last call ends, not after the whole drainMs (${Math.round(exitMs)} ms)`);
 });
+
+t.test('SIGTERM: a unary call still running when drainMs is up is cut, and the process still exits 0', async (t) => {
+  const file = writeTempConfig(`
+server: { host: 127.0.0.1, drainMs: 300, maxEventLoopDelayMs: 0 }
+remotes:
+  slow: { url: '${slow.url}/', allowPrivateNetwork: true, retries: { attempts: 1 } }
+`);
+  const gw = spawnGatewayCli(['--config', file, '--port', '0']);
+  t.teardown(() => void gw.child.kill('SIGKILL'));
+  const url = await gw.url;
+  const heldBefore = slow.held();
+  const unary = rpc(`${url}/remotes/slow/hold`, rpcRequest('GetTask', 'cut-1', { id: 'task-1' })).then(
+    () => 'answered',
+    () => 'connection closed',
+  );
+  await slow.waitForHeld(heldBefore + 1);
+  const termAt = performance.now();
+  gw.child.kill('SIGTERM');
+  t.equal(await unary, 'connection closed', 'past drainMs the caller’s connection is closed');
+  t.equal(await gw.exited, 0, 'exit 0');
+  const exitMs = performance.now() - termAt;
+  t.ok(exitMs >= 250, `not before drainMs (${Math.round(exitMs)} ms)`);
+  slow.release();
+});

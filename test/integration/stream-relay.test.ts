@@ -4,6 +4,7 @@
  * response to relayStream, and a real HTTP client reading the caller's side.
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Agent, request } from 'undici';
 import { parseConfig } from '../../src/config/load.js';
@@ -325,6 +326,32 @@ t.test('event: error with extra members: code kept, text sanitized, extras dropp
 t.test('the remote closing mid-event: STREAM_TRUNCATED', async (t) => {
   const r = await call(await startGateway(t), '/mid-event-close');
   t.same(reasons(r.events), ['ok', 'STREAM_TRUNCATED']);
+});
+
+t.test('the upstream connection dying: UPSTREAM_RESET between events, STREAM_TRUNCATED inside one', async (t) => {
+  const gw = await startGateway(t);
+  t.same(reasons((await call(gw, '/reset')).events), ['ok', 'UPSTREAM_RESET']);
+  t.same(reasons((await call(gw, '/reset?mid=1')).events), ['ok', 'STREAM_TRUNCATED']);
+});
+
+t.test('a body that already failed before the relay got it: one final event, no hang', async (t) => {
+  const remote = remoteConfig(upstream.origin, {}, {});
+  const server = createServer((_req, res) => {
+    const body = new PassThrough();
+    body.on('error', () => {});
+    body.destroy(new Error('gone'));
+    setImmediate(() => {
+      void relayStream(
+        { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body },
+        { callerId: CALLER_ID, remote, out: res, abortUpstream: () => {} },
+      );
+    });
+  });
+  const tracker = trackConnections(server);
+  const port = await listenOnLoopback(server);
+  t.teardown(() => closeServer(server, tracker));
+  const caller = await openStream(`http://127.0.0.1:${port}/`);
+  t.same(reasons((await caller.rest()).map(dataOf)), ['UPSTREAM_RESET']);
 });
 
 t.test('content-encoding other than identity: one UNSUPPORTED_ENCODING event', async (t) => {

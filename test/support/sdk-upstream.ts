@@ -156,7 +156,8 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
     new DefaultExecutionEventBusManager(),
     pushStore,
     pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 1000 }) : undefined,
-    extendedCard,
+    // A function: the SDK hands a plain card only to authenticated users, and these tests have none.
+    extendedCard ? async () => extendedCard : undefined,
   );
 
   const requests: RecordedRequest[] = [];

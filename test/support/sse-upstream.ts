@@ -123,6 +123,13 @@ export async function startSseUpstream(): Promise<SseUpstream> {
       res.writeHead(200, SSE);
       res.end(`${goodEvent(1)}data: {"jsonrpc":"2.0","id":"x",`);
     },
+    // The connection dies (no chunked terminator): between events, or in the middle of one.
+    '/reset': async (res, q, closed) => {
+      res.writeHead(200, SSE);
+      res.write(goodEvent(1) + (q.get('mid') ? 'data: {"jsonrpc":' : ''));
+      await delay(20, closed);
+      res.socket?.destroy();
+    },
     '/gated': async (res) => {
       res.writeHead(200, SSE);
       res.write(goodEvent(1));

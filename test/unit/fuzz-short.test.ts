@@ -37,15 +37,18 @@ t.test('the harness reports a broken normalizer with its counterexample', async 
   t.match(result.report, /seed: 1/);
 });
 
+/** Broken on purpose: every second chunk is dropped, so splitting a stream changes what comes out. */
+class ChunkDroppingCore extends EventRelayCore {
+  private pushes = 0;
+  override push(chunk: Buffer) {
+    return this.pushes++ % 2 === 1 ? [] : super.push(chunk);
+  }
+}
+
 t.test('the harness reports a relay core whose output depends on chunking', async (t) => {
   const result = fuzzTarget('relay', 2_000, {
     seed: 2,
-    relayCore: (opts) => {
-      const core = new EventRelayCore(opts);
-      let pushes = 0;
-      // Broken on purpose: every second chunk is dropped, so splitting a stream changes what comes out.
-      return Object.assign(Object.create(core) as EventRelayCore, { push: (chunk: Buffer) => (pushes++ % 2 === 1 ? [] : core.push(chunk)) });
-    },
+    relayCore: (opts) => new ChunkDroppingCore(opts),
   });
   t.equal(result.violations, 1);
   t.match(result.report, /changed the output/);
@@ -61,18 +64,18 @@ t.test('replayed: a CRLF comment split between its CR and LF does not count towa
     return [...chunks.flatMap((c) => core.push(c)), ...core.end()].map((e) => e.outcome);
   };
   const whole = outcomes([stream]);
-  t.same(whole, ['INVALID_EVENT'], 'the event fits its bound (41 bytes) and is judged on its content');
+  t.same(whole, ['INVALID_EVENT'], 'the event is exactly at its bound (42 bytes) and is judged on its content');
   t.same(outcomes([...stream].map((b) => Buffer.from([b]))), whole, 'byte by byte: the same');
   t.same(outcomes([stream.subarray(0, 2), stream.subarray(2)]), whole, 'split between CR and LF: the same');
-  t.same(outcomes([Buffer.from(`:${' '.repeat(60)}\r`), Buffer.from('\n'), stream.subarray(3)]), whole, 'a long comment first: still not counted');
+  t.same(outcomes([Buffer.from(':\r'), Buffer.from('\n:\r'), Buffer.from('\n'), stream.subarray(3)]), whole, 'two such comments: the same');
 });
 
 t.test('npm run fuzz: the final line, exit 0 without violations, exit 2 on bad arguments', async (t) => {
   const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'scripts/fuzz.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
-  const ok = run(['--runs', '400', '--seed', '5', '--workers', '2']);
+  const ok = run(['--runs', '101', '--seed', '5', '--workers', '2']);
   t.equal(ok.status, 0, ok.stderr);
-  t.match(ok.stdout, /fuzz: 400 runs \(normalizer 200, relay 200\), seed 5, 2 worker\(s\)/);
-  t.match(ok.stdout.trim().split('\n').at(-1), /^fuzz: 400 runs \(normalizer 200, relay 200\) in [\d.]+ s: 0 invariant violations$/);
+  t.match(ok.stdout, /fuzz: 101 runs \(normalizer 51, relay 50\), seed 5, 2 worker\(s\)/);
+  t.match(ok.stdout.trim().split('\n').at(-1), /^fuzz: 101 runs \(normalizer 51, relay 50\) in [\d.]+ s: 0 invariant violations$/);
   const bad = run(['--runs', 'many']);
   t.equal(bad.status, 2);
   t.match(bad.stderr, /--runs must be an integer/);

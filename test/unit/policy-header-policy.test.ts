@@ -18,7 +18,7 @@ t.test('the A2A and tracing headers pass by default', async (t) => {
   t.same(buildUpstreamHeaders(caller, none), caller);
   t.same(
     [...ALWAYS_FORWARDED].sort(),
-    ['a2a-extensions', 'a2a-version', 'accept-language', 'traceparent', 'tracestate', 'x-request-id'],
+    ['a2a-extensions', 'a2a-version', 'accept-language', 'traceparent', 'tracestate', 'x-a2a-extensions', 'x-request-id'],
   );
 });
 

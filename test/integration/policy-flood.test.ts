@@ -1,0 +1,122 @@
+/**
+ * A local caller flood is bounded: `server.maxConnections` refuses sockets
+ * past the cap while the admitted ones keep working, and event-loop pressure
+ * (`server.maxEventLoopDelayMs`, via @fastify/under-pressure) answers a typed
+ * OVERLOADED envelope instead of queueing more work.
+ */
+import { connect, type Socket } from 'node:net';
+import t from 'tap';
+import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
+import { reasonOf, rpc, rpcRequest, startGateway } from '../support/gateway.js';
+
+let upstream: HostileUpstream;
+t.before(async () => {
+  upstream = await startHostileUpstream();
+});
+t.teardown(() => upstream.close());
+
+function openSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Sends GET /healthz on an open socket; resolves with the status line, or 'closed' if the server drops it. */
+function healthOn(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\r\n\r\n')) done(text.split('\r\n')[0]!);
+    };
+    const onClose = () => done(text === '' ? 'closed' : text.split('\r\n')[0]!);
+    function done(result: string) {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      resolve(result);
+    }
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    socket.on('error', () => undefined);
+    if (!socket.destroyed) socket.write('GET /healthz HTTP/1.1\r\nhost: gw\r\n\r\n');
+  });
+}
+
+t.test('server.maxConnections: 5 sockets work, a 6th is dropped; once one closes a new one works', async (t) => {
+  const gw = await startGateway(`
+server: { maxConnections: 5, maxEventLoopDelayMs: 0 }
+remotes:
+  hostile: { url: '${upstream.url}/', allowPrivateNetwork: true }
+`);
+  t.teardown(() => gw.close());
+  const port = Number(new URL(gw.url).port);
+  const sockets: Socket[] = [];
+  t.teardown(() => sockets.forEach((s) => s.destroy()));
+  for (let i = 0; i < 5; i++) sockets.push(await openSocket(port));
+  // The server counts a socket once it has accepted it; wait for all five to be counted.
+  const until = Date.now() + 10_000;
+  while ((await new Promise<number>((r) => gw.app.server.getConnections((_e, n) => r(n)))) < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+
+  const sixth = await openSocket(port);
+  sockets.push(sixth);
+  t.equal(await healthOn(sixth), 'closed', 'the 6th socket is closed without an answer');
+  for (const [i, socket] of sockets.slice(0, 5).entries()) t.equal(await healthOn(socket), 'HTTP/1.1 200 OK', `socket ${i + 1} is served`);
+
+  const closed = new Promise((r) => sockets[0]!.once('close', r));
+  sockets[0]!.destroy();
+  await closed;
+  const until2 = Date.now() + 10_000;
+  while ((await new Promise<number>((r) => gw.app.server.getConnections((_e, n) => r(n)))) > 4 && Date.now() < until2) await new Promise((r) => setTimeout(r, 10));
+  const replacement = await openSocket(port);
+  sockets.push(replacement);
+  t.equal(await healthOn(replacement), 'HTTP/1.1 200 OK', 'a freed slot admits a new socket');
+});
+
+/**
+ * Resolves right after @fastify/under-pressure takes its next sample (it
+ * calls process.memoryUsage() once per 1 s sample). Knowing where a sample
+ * window starts is what makes the pressure test deterministic: the plugin
+ * judges the *mean* loop delay over a window, so a block must fill one.
+ */
+function nextPressureSample(): Promise<void> {
+  const original = process.memoryUsage;
+  return new Promise((resolve) => {
+    const spy = Object.assign(() => {
+      process.memoryUsage = original;
+      const usage = original();
+      setImmediate(resolve);
+      return usage;
+    }, original);
+    process.memoryUsage = spy;
+  });
+}
+
+t.test('event-loop pressure: a call passes on a calm loop; after a blocked window it is GATEWAY_OVERLOADED, not forwarded', async (t) => {
+  const gw = await startGateway(`
+server: { maxEventLoopDelayMs: 50 }
+remotes:
+  hostile: { url: '${upstream.url}/', allowPrivateNetwork: true, retries: { attempts: 1 } }
+`);
+  t.teardown(() => gw.close());
+  // Two calm windows in a row: the first may still hold the gateway's own start-up.
+  await nextPressureSample();
+  await nextPressureSample();
+  const calm = await rpc(`${gw.url}/remotes/hostile/ok`, rpcRequest('GetTask', 'calm', { id: 'task-1' }));
+  t.ok(calm.json.result, 'just under: a calm loop serves the call');
+
+  await nextPressureSample();
+  const before = upstream.requests.length;
+  // Fill the whole next window (1 s) with one block of this process, where the gateway runs.
+  const until = performance.now() + 1100;
+  while (performance.now() < until);
+  await new Promise((r) => setTimeout(r, 5));
+  const reply = await rpc(`${gw.url}/remotes/hostile/ok`, rpcRequest('GetTask', 'p1', { id: 'task-1' }));
+  t.equal(reasonOf(reply), 'GATEWAY_OVERLOADED', 'just over: the lagging loop refuses the call');
+  t.equal(reply.json.id, null, 'refused before the body is read, so the id is unknown');
+  t.equal(reply.json.jsonrpc, '2.0');
+  t.equal(reply.headers['retry-after'], '1');
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(upstream.requests.length, before, 'nothing reached the remote');
+  t.notOk(gw.logs.some((l) => /already sent/i.test(String(l.msg))), 'the call was answered once');
+});
