@@ -41,6 +41,8 @@ export const builtinLimits: Limits = {
   maxConcurrent: 256,
   maxQueued: 256,
   maxCardTextBytes: 2_048,
+  // Off: results pass as the remote sent them (extra members kept), as the spec asks receivers to do.
+  validateResults: false,
 };
 
 export const builtinPolicy = {

@@ -48,6 +48,7 @@ export const LimitsSchema = Type.Object(
     maxConcurrent: Type.Integer({ minimum: 1, maximum: 100_000, description: 'calls in flight to this remote (streams included)' }),
     maxQueued: Type.Integer({ minimum: 0, maximum: 100_000, description: 'calls waiting for a slot; one more is OVERLOADED at once' }),
     maxCardTextBytes: bytes(16, 64 * KiB, 'each agent card text (name, descriptions, ...) after sanitizing (UTF-8 bytes)'),
+    validateResults: Type.Boolean({ description: 'check each result (and stream event) against the A2A schema; an invalid one becomes -32006 INVALID_RESULT' }),
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
+import { checkResult } from '../a2a/result-validate.js';
 import type { Reason } from '../envelope/codes.js';
 import { fail, normalizeReply, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
@@ -80,6 +81,7 @@ export async function unaryCall(
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
     if (read.ok) {
       normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, policyOf(remote));
+      if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, call, remote.name);
       if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id });
     } else {
       if (read.error !== undefined) request.log.debug({ err: describeForLog(read.error) }, 'upstream body failed');
@@ -106,6 +108,12 @@ export async function unaryCall(
   if (breakerVerdict === 'failure') runtime.breaker.onFailure();
   else if (breakerVerdict === 'success') runtime.breaker.onSuccess();
   sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
+}
+
+/** `limits.validateResults`: a result that does not match the method's A2A schema becomes -32006 INVALID_RESULT. */
+function validatedResult(normalized: Normalized, call: CallerRequest, remote: string): Normalized {
+  const check = checkResult(call.method, normalized.result);
+  return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', { remote, httpStatus: 200 }, check.problem);
 }
 
 export function policyOf(remote: RemoteConfig) {

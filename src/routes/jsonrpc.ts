@@ -18,6 +18,9 @@ import { unaryCall, type ResultRewrite } from '../proxy/unary.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { describeForLog } from '../upstream/errors.js';
 import { upstreamPath } from './remote-path.js';
+import { limitFor, readRequestBody } from './request-body.js';
+
+const MAX_REQUEST_BYTES_CEILING = 64 * 1024 * 1024;
 
 export interface JsonRpcRouteOptions {
   readonly ctx: GatewayContext;
@@ -27,12 +30,14 @@ export interface JsonRpcRouteOptions {
 
 export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOptions): Promise<void> {
   const { ctx } = opts;
-  const largestRequestLimit = Math.max(...[...ctx.config().remotes.values()].map((r) => r.limits.maxRequestBytes));
   const server = ctx.config().server;
 
   // The body stays raw bytes: the gateway validates it itself and forwards it unchanged.
+  // Fastify's own bodyLimit is only the ceiling of the schema; the real bound is per remote, per request.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: largestRequestLimit }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { bodyLimit: MAX_REQUEST_BYTES_CEILING }, (request, payload, done) =>
+    readRequestBody(payload, limitFor(ctx.config(), request), done),
+  );
 
   const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
     const name = (request.params as { name?: string }).name;
@@ -93,7 +98,8 @@ async function handleCall(request: FastifyRequest<{ Params: { name: string } }>,
   const call = checked.request;
   log.method = call.method;
 
-  const path = upstreamPath(remote.url, suffixAfterRemote(request.raw.url ?? '', name));
+  const suffix = suffixAfterRemote(request.raw.url ?? '', name);
+  const path = suffix === undefined ? undefined : upstreamPath(remote.url, suffix);
   if (path === undefined) return refuse('INVALID_PATH', call.id);
   const info = methodInfo(call.method);
   if (!info || !remote.methods.has(call.method)) return refuse('METHOD_NOT_ALLOWED', call.id, info ? `"${call.method}"` : 'not an A2A method');
@@ -104,7 +110,9 @@ async function handleCall(request: FastifyRequest<{ Params: { name: string } }>,
   return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);
 }
 
-function suffixAfterRemote(url: string, name: string): string {
+/** The raw text after `/remotes/<name>`; undefined for an absolute-form target (`POST http://host/...`). */
+function suffixAfterRemote(url: string, name: string): string | undefined {
   const prefix = `/remotes/${name}`;
-  return url.startsWith(prefix) ? url.slice(prefix.length) : '';
+  if (!url.startsWith(prefix)) return undefined;
+  return url.slice(prefix.length);
 }
