@@ -196,23 +196,31 @@ function relayProperty(make: NonNullable<FuzzOptions['relayCore']>) {
 
 // ------------------------------------------------------------------ runner
 
+interface BatchOutcome {
+  readonly numRuns: number;
+  /** Set when the batch failed. */
+  readonly report?: string;
+}
+
+function outcomeOf<Ts>(details: fc.RunDetails<Ts>): BatchOutcome {
+  if (!details.failed) return { numRuns: details.numRuns };
+  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+  return { numRuns: details.numRuns, report: `${fc.defaultReportMessage(details) ?? 'property failed'}\nviolation: ${error}` };
+}
+
 /** Runs `runs` cases of one target in seeded batches; stops at the first violation. */
 export function fuzzTarget(target: TargetName, runs: number, options: FuzzOptions = {}): TargetResult {
-  const property =
-    target === 'normalizer'
-      ? normalizerProperty(options.normalize ?? normalizeReply)
-      : relayProperty(options.relayCore ?? ((opts) => new EventRelayCore(opts)));
+  const normalizer = target === 'normalizer' ? normalizerProperty(options.normalize ?? normalizeReply) : undefined;
+  const relay = target === 'relay' ? relayProperty(options.relayCore ?? ((opts) => new EventRelayCore(opts))) : undefined;
+  const check = (params: { numRuns: number; seed: number }): BatchOutcome =>
+    normalizer ? outcomeOf(fc.check(normalizer, params)) : outcomeOf(fc.check(relay!, params));
   const batch = Math.max(1, options.batch ?? 10_000);
   const baseSeed = options.seed ?? Date.now() ^ (Math.random() * 0x7fffffff);
   let done = 0;
   for (let i = 0; done < runs; i++) {
     const numRuns = Math.min(batch, runs - done);
-    const details = fc.check(property, { numRuns, seed: (baseSeed + i) | 0 });
-    if (details.failed) {
-      const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      const report = `${fc.defaultReportMessage(details) ?? 'property failed'}\nviolation: ${error}`;
-      return { target, runs: done + details.numRuns, violations: 1, report };
-    }
+    const outcome = check({ numRuns, seed: (baseSeed + i) | 0 });
+    if (outcome.report !== undefined) return { target, runs: done + outcome.numRuns, violations: 1, report: outcome.report };
     done += numRuns;
     options.onProgress?.(target, done, runs);
   }

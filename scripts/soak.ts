@@ -57,6 +57,8 @@ function gatewayConfig(urls: { good: string; slow: string; hostile: string; flap
 defaults:
   timeouts: { connectMs: 1000, headersMs: 2000, totalMs: 2500, streamIdleMs: 1500, streamNoDataMs: 2000, maxStreamMs: 5000, keepAliveMs: 500 }
   limits: { maxResponseBytes: 262144, maxEventBytes: 65536, maxStreamBytes: 262144, maxStreamEvents: 200, maxConcurrent: 512, maxQueued: 512 }
+  # A short cooldown, so a restarted remote's circuit closes again within the run.
+  circuitBreaker: { cooldownMs: 2000 }
 remotes:
   good:
 ${remote(urls.good)}  slow:

@@ -18,6 +18,7 @@ import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { createLogger } from './telemetry/logger.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
+import { BufferBudget } from './upstream/buffer-budget.js';
 import { UpstreamPools, type PoolOptions } from './upstream/pools.js';
 import { VERSION } from './version.js';
 
@@ -72,6 +73,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     metrics,
     userAgent: `a2a-egress/${VERSION}`,
     shutdown: shutdown.signal,
+    budget: new BufferBudget(initial.server.maxBufferedBytes),
   };
 
   const server = initial.server;

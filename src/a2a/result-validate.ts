@@ -97,16 +97,20 @@ export function checkResult(method: string, result: unknown): ResultCheck {
   prepareResultValidators();
   const validate = validators!.get(method);
   if (!validate || validate(result)) return { ok: true };
-  const problem = describeFailure(validate);
-  // Paths are ASCII (safeKey), so characters are bytes.
-  return { ok: false, problem: problem.length > MAX_PROBLEM_CHARS ? `${problem.slice(0, MAX_PROBLEM_CHARS - 3)}...` : problem };
+  return { ok: false, problem: boundProblem(describeFailure(validate)) };
+}
+
+/** Paths are ASCII (safeKey), so characters are bytes. */
+export function boundProblem(problem: string): string {
+  return problem.length > MAX_PROBLEM_CHARS ? `${problem.slice(0, MAX_PROBLEM_CHARS - 3)}...` : problem;
 }
 
 function describeFailure(validate: ValidateFunction): string {
   // A failed union lists every branch's error first; those describe shapes the result never meant.
   const errors = validate.errors ?? [];
   const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
-  const error = unions.length > 0 ? unions.reduce((a, b) => (b.instancePath.length < a.instancePath.length ? b : a)) : errors[0];
+  // Among equally shallow unions the last is the outermost (ajv reports a union after its branches).
+  const error = unions.length > 0 ? unions.reduce((a, b) => (b.instancePath.length <= a.instancePath.length ? b : a)) : errors[0];
   const segments = (error?.instancePath ?? '')
     .split('/')
     .slice(1)

@@ -12,6 +12,7 @@ export const builtinServer: ServerConfig = {
   // Off by default: on a shared, loaded host a fixed lag threshold refuses healthy traffic.
   maxEventLoopDelayMs: 0,
   maxHeapUsedBytes: 0,
+  maxBufferedBytes: 33_554_432,
   trustProxy: false,
 };
 

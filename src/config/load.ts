@@ -59,7 +59,16 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
     })
     .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url must not contain credentials; use remotes.${name}.auth`);
   if (withUserinfo.length > 0) throw new ConfigError(withUserinfo.join('\n'), withUserinfo);
-  return resolve(raw);
+  const resolved = resolve(raw);
+  // One reply or event must fit in the gateway-wide buffer budget, or it could never succeed.
+  const budget = resolved.server.maxBufferedBytes;
+  const tooBig = [...resolved.remotes.values()].flatMap((r) =>
+    (['maxResponseBytes', 'maxEventBytes'] as const)
+      .filter((key) => r.limits[key] > budget)
+      .map((key) => `${source}: remotes.${r.name}.limits.${key} (${r.limits[key]}) is larger than server.maxBufferedBytes (${budget})`),
+  );
+  if (tooBig.length > 0) throw new ConfigError(tooBig.join('\n'), tooBig);
+  return resolved;
 }
 
 function resolve(file: ConfigFile): GatewayConfig {

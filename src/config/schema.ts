@@ -158,6 +158,7 @@ export const ServerSchema = Type.Object(
     maxRequestsPerSocket: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'requests per caller keep-alive socket (0 = unlimited)' }),
     requestTimeoutMs: Type.Integer({ minimum: 0, maximum: 24 * HOUR, description: 'time a caller may take to send its whole request (0 = off)' }),
     maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer GATEWAY_OVERLOADED while the event loop lags more than this (0 = off)' }),
+    maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED' }),
     maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
   },
   { additionalProperties: false },

@@ -2,6 +2,7 @@
 import type { GatewayConfig } from '../config/schema.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { BufferBudget } from '../upstream/buffer-budget.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 
 export interface GatewayContext {
@@ -11,6 +12,8 @@ export interface GatewayContext {
   readonly pools: UpstreamPools;
   readonly metrics: GatewayMetrics;
   readonly userAgent: string;
+  /** Bounds the bytes held for all remotes together (server.maxBufferedBytes). */
+  readonly budget: BufferBudget;
   /** Aborted when the gateway starts shutting down: open streams end with GATEWAY_SHUTDOWN. */
   readonly shutdown: AbortSignal;
 }

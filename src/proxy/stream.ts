@@ -6,6 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RemoteConfig } from '../config/schema.js';
+import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
@@ -44,7 +45,8 @@ export async function streamCall(
   let release: (() => void) | undefined;
   let outcome: StreamOutcome;
   let res: Dispatcher.ResponseData | undefined;
-  const relayOpts = { callerId: call.id, remote, out, headers: baseHeaders, shutdown: ctx.shutdown };
+  const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
+  const relayOpts = { callerId: call.id, remote, out, headers: baseHeaders, shutdown: ctx.shutdown, checkResult };
   ctx.metrics.openStreams.inc({ remote: remote.name });
   try {
     release = await runtime.admit(controller.signal);
@@ -61,7 +63,12 @@ export async function streamCall(
     const body = res.body;
     outcome = await relayStream(
       { statusCode: res.statusCode, headers: res.headers, body },
-      { ...relayOpts, headers: { ...filterUpstreamResponseHeaders(res.headers), ...baseHeaders }, abortUpstream: () => body.destroy() },
+      {
+        ...relayOpts,
+        headers: { ...filterUpstreamResponseHeaders(res.headers), ...baseHeaders },
+        abortUpstream: () => body.destroy(),
+        buffer: ctx.budget.lease(),
+      },
     );
     if (res.statusCode >= 500) runtime.breaker.onFailure();
     else runtime.breaker.onSuccess();
@@ -86,4 +93,9 @@ export async function streamCall(
   log.bytesOut = outcome.bytesOut;
   ctx.metrics.streamEvents.inc({ remote: remote.name }, outcome.events);
   finishCall(ctx, reply, log, started);
+}
+
+function problemOf(method: string, result: unknown): string | undefined {
+  const check = checkMethodResult(method, result);
+  return check.ok ? undefined : check.problem;
 }

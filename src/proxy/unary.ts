@@ -50,6 +50,7 @@ export async function unaryCall(
 
   let release: (() => void) | undefined;
   let headersDeadline: NodeJS.Timeout | undefined;
+  const lease = ctx.budget.lease();
   let normalized: Normalized;
   let responseHeaders: Record<string, string> = {};
   let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
@@ -76,7 +77,7 @@ export async function unaryCall(
     clearTimeout(headersDeadline);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
-    const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes);
+    const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, lease);
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
     if (read.ok) {
@@ -104,6 +105,7 @@ export async function unaryCall(
     clearTimeout(headersDeadline);
     reply.raw.off('close', onCallerClose);
     release?.();
+    lease.release();
   }
   if (breakerVerdict === 'failure') runtime.breaker.onFailure();
   else if (breakerVerdict === 'success') runtime.breaker.onSuccess();

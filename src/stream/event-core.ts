@@ -28,6 +28,8 @@ export interface CoreOptions {
   };
   /** The upstream's HTTP status (200 for a stream). */
   readonly httpStatus: number;
+  /** See EventContext.checkResult. */
+  readonly checkResult?: EventContext['checkResult'];
 }
 
 /** What relay.ts drives; both the SSE core and the plain-body core have this shape. */
@@ -65,7 +67,7 @@ abstract class CoreBase implements RelayCore {
   protected readonly ctx: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: policyOf(opts.remote), httpStatus: opts.httpStatus };
+    this.ctx = { callerId: opts.callerId, policy: policyOf(opts.remote), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
   }
 
   abstract push(chunk: Buffer): OutputEvent[];
@@ -95,6 +97,11 @@ export class EventRelayCore extends CoreBase {
   constructor(opts: CoreOptions) {
     super(opts);
     this.parser = new SseParser(opts.remote.limits.maxEventBytes);
+  }
+
+  /** Bytes held for the event being assembled; the relay counts them against the gateway's budget. */
+  get bufferedBytes(): number {
+    return this.parser.bufferedBytes;
   }
 
   push(chunk: Buffer): OutputEvent[] {

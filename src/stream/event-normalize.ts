@@ -23,6 +23,8 @@ export interface EventContext {
   readonly policy: NormalizePolicy;
   /** The upstream's HTTP status, reported in ErrorInfo metadata. */
   readonly httpStatus: number;
+  /** `limits.validateResults`: a problem text for a result that does not match the schema, else undefined. */
+  readonly checkResult?: ((result: unknown) => string | undefined) | undefined;
 }
 
 /** `index` is the 1-based position of the event in the upstream stream, for ErrorInfo metadata. */
@@ -30,6 +32,7 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
   if (event.invalidUtf8) return invalidEvent(ctx, index, 'INVALID_UTF8');
   if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
   const n = normalizeJsonText(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  if (n.outcome === 'ok' && ctx.checkResult?.(n.result) !== undefined) return invalidEvent(ctx, index, 'INVALID_RESULT');
   if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false };
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true };
   return invalidEvent(ctx, index, n.outcome);

@@ -13,7 +13,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
-import { EventRelayCore, ReplyBodyCore, toOutput, type OutputEvent, type RelayCore } from './event-core.js';
+import { EventRelayCore, ReplyBodyCore, toOutput, type CoreOptions, type OutputEvent, type RelayCore } from './event-core.js';
 import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from './sse-writer.js';
 
 export interface StreamUpstream {
@@ -34,6 +34,10 @@ export interface StreamRelayOptions {
   abortUpstream: () => void;
   /** Gateway shutdown: end the stream with one GATEWAY_SHUTDOWN error event. */
   shutdown?: AbortSignal;
+  /** `limits.validateResults`: each event's result is checked (see EventContext.checkResult). */
+  checkResult?: CoreOptions['checkResult'];
+  /** The gateway-wide byte budget for the event being assembled; a stream that cannot get room ends with GATEWAY_OVERLOADED. */
+  buffer?: { resize(bytes: number): boolean; release(): void };
 }
 
 export interface StreamOutcome {
@@ -114,7 +118,7 @@ class StreamRelay {
       out.on('close', this.onCallerClose);
       out.on('drain', this.onDrain);
 
-      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode };
+      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode, checkResult: this.opts.checkResult };
       const core = isEventStream(this.up) ? new EventRelayCore(coreOptions) : new ReplyBodyCore(coreOptions);
       this.core = core;
       const encoding = headerValue(this.up.headers['content-encoding'])?.trim().toLowerCase();
@@ -168,6 +172,10 @@ class StreamRelay {
       if (events.length > 0) {
         this.upstreamEvents += events.length;
         this.noData?.refresh();
+      }
+      const held = 'bufferedBytes' in this.core ? (this.core as { bufferedBytes: number }).bufferedBytes : 0;
+      if (this.opts.buffer && !this.core.finished && !this.opts.buffer.resize(held)) {
+        return this.emit([...events, ...this.core.stop('GATEWAY_OVERLOADED')]);
       }
       this.emit(events);
     });
@@ -228,6 +236,7 @@ class StreamRelay {
     if (this.done) return;
     this.done = true;
     this.cleanup();
+    this.opts.buffer?.release();
     if (!callerClosed && !callerGone(this.opts.out)) this.opts.out.end();
     if (!this.upstreamEnded) {
       try {

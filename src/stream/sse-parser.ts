@@ -97,6 +97,11 @@ export class SseParser {
     this.line = new LineBuffer(maxEventBytes);
   }
 
+  /** Bytes held for the event being assembled (comment bytes are never kept). */
+  get bufferedBytes(): number {
+    return this.eventBytes + (this.lineIsComment ? 0 : this.lineBytes);
+  }
+
   /** True when the stream stopped in the middle of a line or an event. */
   get pending(): boolean {
     return this.lineBytes > 0 || this.inEvent || (this.bomHead !== undefined && this.bomHead.length > 0);

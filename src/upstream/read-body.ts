@@ -46,7 +46,12 @@ export function headerValue(value: string | string[] | undefined): string | unde
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-export async function readCappedBody(body: Readable, contentEncoding: string | undefined, maxBytes: number): Promise<BodyRead> {
+/** Where the bytes held while reading are counted (the gateway-wide BufferBudget); optional for card fetches. */
+export interface ByteHold {
+  take(n: number): boolean;
+}
+
+export async function readCappedBody(body: Readable, contentEncoding: string | undefined, maxBytes: number, hold?: ByteHold): Promise<BodyRead> {
   const decoder = decoderFor(contentEncoding);
   if (decoder === 'unsupported') {
     discardBody(body);
@@ -64,10 +69,14 @@ export async function readCappedBody(body: Readable, contentEncoding: string | u
           discardBody(body);
           return { ok: false, reason: 'RESPONSE_TOO_LARGE', wireBytes };
         }
+        if (hold && !hold.take(chunk.length)) {
+          discardBody(body);
+          return { ok: false, reason: 'GATEWAY_OVERLOADED', wireBytes };
+        }
         chunks.push(chunk);
       }
     } else {
-      const result = await decodeCapped(body, decoder, maxBytes, chunks, (n) => (wireBytes += n));
+      const result = await decodeCapped(body, decoder, maxBytes, chunks, (n) => (wireBytes += n), hold);
       if (result !== undefined) return { ok: false, reason: result, wireBytes };
       decoded = chunks.reduce((n, c) => n + c.length, 0);
     }
@@ -85,6 +94,7 @@ function decodeCapped(
   maxBytes: number,
   chunks: Buffer[],
   onWire: (n: number) => void,
+  hold: ByteHold | undefined,
 ): Promise<Reason | undefined> {
   return new Promise((resolve, reject) => {
     let decoded = 0;
@@ -103,6 +113,7 @@ function decodeCapped(
     decoder.on('data', (chunk: Buffer) => {
       decoded += chunk.length;
       if (decoded > maxBytes) return finish('RESPONSE_TOO_LARGE');
+      if (hold && !hold.take(chunk.length)) return finish('GATEWAY_OVERLOADED');
       chunks.push(chunk);
     });
     decoder.on('error', (err) => finish(undefined, err));
