@@ -76,14 +76,27 @@ export interface UpstreamHeaderOptions {
   readonly forwardHeaders: readonly string[];
 }
 
+// One allowlist per remote's forwardHeaders array (config objects are immutable), built once.
+const allowedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function allowedSetFor(forwardHeaders: readonly string[]): ReadonlySet<string> {
+  let allowed = allowedSets.get(forwardHeaders);
+  if (!allowed) {
+    const set = new Set(ALWAYS_FORWARDED);
+    for (const name of forwardHeaders) set.add(name.trim().toLowerCase());
+    allowedSets.set(forwardHeaders, set);
+    allowed = set;
+  }
+  return allowed;
+}
+
 /** The caller headers to send upstream: see the module comment for the rules. */
 export function buildUpstreamHeaders(
   callerHeaders: IncomingHttpHeaders,
   opts: UpstreamHeaderOptions,
 ): Record<string, string> {
   const connectionListed = connectionListedHeaders(callerHeaders.connection);
-  const allowed = new Set(ALWAYS_FORWARDED);
-  for (const name of opts.forwardHeaders) allowed.add(name.trim().toLowerCase());
+  const allowed = allowedSetFor(opts.forwardHeaders);
 
   const out: Record<string, string> = {};
   for (const [rawName, rawValue] of Object.entries(callerHeaders)) {

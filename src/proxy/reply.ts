@@ -11,7 +11,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
   log.totalMs = Math.round((performance.now() - started) * 1000) / 1000;
   ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut);
-  reply.request.log.info({ call: log }, 'call');
+  reply.request.log.info({ requestId: reply.request.id, call: log }, 'call');
 }
 
 export function sendEnvelope(

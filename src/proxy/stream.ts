@@ -79,7 +79,7 @@ export async function streamCall(
       outcome = sendStreamFailure(err.reason, { ...relayOpts, headers: { ...limited.headers, ...baseHeaders } });
     } else {
       const reason = classifyTransportError(err);
-      request.log.debug({ err: describeForLog(err) }, 'upstream stream call failed');
+      request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
       if (reason !== 'CALLER_CLOSED') runtime.breaker.onFailure();
       outcome = sendStreamFailure(reason, relayOpts);
     }

@@ -61,19 +61,20 @@ export async function unaryCall(
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
     headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
     log.attempts = 0;
-    const res = await withRetries(
-      () => {
-        log.attempts = (log.attempts ?? 0) + 1;
-        return sendUpstream(ctx, remote, headers, { path, body: call.raw, streaming: false, signal: controller.signal });
-      },
-      {
-        ...remote.retries,
-        attempts: info.readOnly ? remote.retries.attempts : 1,
-        deadline: deadlineAt,
-        signal: controller.signal,
-        isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)),
-      },
-    );
+    const attempt = () => {
+      log.attempts = (log.attempts ?? 0) + 1;
+      return sendUpstream(ctx, remote, headers, { path, body: call.raw, streaming: false, signal: controller.signal });
+    };
+    // Only read-only methods are ever retried; the rest take the direct path.
+    const res =
+      info.readOnly && remote.retries.attempts > 1
+        ? await withRetries(attempt, {
+            ...remote.retries,
+            deadline: deadlineAt,
+            signal: controller.signal,
+            isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)),
+          })
+        : await attempt();
     clearTimeout(headersDeadline);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
@@ -85,7 +86,7 @@ export async function unaryCall(
       if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, call, remote.name);
       if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id });
     } else {
-      if (read.error !== undefined) request.log.debug({ err: describeForLog(read.error) }, 'upstream body failed');
+      if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
       normalized = fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode });
     }
     breakerVerdict = res.statusCode >= 500 || BREAKER_FAILURES.has(normalized.outcome) ? 'failure' : 'success';
@@ -96,7 +97,7 @@ export async function unaryCall(
       responseHeaders = limited.headers;
     } else {
       const reason = classifyTransportError(err);
-      request.log.debug({ err: describeForLog(err) }, 'upstream call failed');
+      request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
       normalized = fail(call.id, reason, { remote: remote.name });
       if (BREAKER_FAILURES.has(reason)) breakerVerdict = 'failure';
     }

@@ -66,10 +66,10 @@ async function serveCard(
     });
   } catch (err) {
     const failure = describeFailure(err);
-    request.log.warn({ remote: remote.name, reason: failure.reason, httpStatus: failure.httpStatus, err: describeForLog(err) }, 'agent card fetch failed');
+    request.log.warn({ requestId: request.id, remote: remote.name, reason: failure.reason, httpStatus: failure.httpStatus, err: describeForLog(err) }, 'agent card fetch failed');
     return sendProblem(reply, 502, failure.reason, failure.detail);
   }
-  if (cached.stale) request.log.warn({ remote: remote.name }, 'serving a stale agent card: refresh failed');
+  if (cached.stale) request.log.warn({ requestId: request.id, remote: remote.name }, 'serving a stale agent card: refresh failed');
 
   let card: Record<string, unknown>;
   try {
@@ -80,7 +80,7 @@ async function serveCard(
     });
   } catch (err) {
     if (!(err instanceof CardProblemError)) throw err;
-    request.log.warn({ remote: remote.name, reason: err.reason }, 'agent card cannot be served');
+    request.log.warn({ requestId: request.id, remote: remote.name, reason: err.reason }, 'agent card cannot be served');
     return sendProblem(reply, 502, err.reason, err.problem);
   }
   await reply

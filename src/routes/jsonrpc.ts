@@ -57,7 +57,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
     const reason: Reason = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE' : err.statusCode === 400 ? 'PARSE_ERROR' : 'GATEWAY_ERROR';
-    if (reason === 'GATEWAY_ERROR') request.log.error({ err: describeForLog(err) }, 'unexpected error in the call path');
+    if (reason === 'GATEWAY_ERROR') request.log.error({ requestId: request.id, err: describeForLog(err) }, 'unexpected error in the call path');
     refuseEarly(request, reply, reason);
   });
 
