@@ -5,6 +5,7 @@
  * nothing the remote sent is ever put in an error message.
  */
 import { Agent, request } from 'undici';
+import { VERSION } from '../version.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import { guardedLookup, literalHostDenied } from '../upstream/egress.js';
@@ -19,7 +20,8 @@ export interface FetchedCardResponse {
 }
 
 /** What the card route calls; the gateway may supply its own (shared pools, metrics). */
-export type FetchCard = (remote: RemoteConfig, signal: AbortSignal) => Promise<FetchedCardResponse>;
+/** `a2aVersion`: the caller's A2A-Version, forwarded so a remote serving both generations answers in the caller's. */
+export type FetchCard = (remote: RemoteConfig, signal: AbortSignal, opts?: { readonly a2aVersion?: string }) => Promise<FetchedCardResponse>;
 
 export interface CardFetchErrorOptions {
   readonly cause?: unknown;
@@ -53,7 +55,7 @@ export function cardUrlFor(remote: RemoteConfig): URL {
  * rare (once per cache TTL), so a pool of their own is not worth keeping.
  * undici's `request` follows no redirects, so a 3xx arrives as a non-2xx status.
  */
-export const fetchCardWithUndici: FetchCard = async (remote, signal) => {
+export const fetchCardWithUndici: FetchCard = async (remote, signal, opts = {}) => {
   const url = cardUrlFor(remote);
   if (literalHostDenied(url, remote.allowPrivateNetwork)) throw new CardFetchError('EGRESS_DENIED');
   const agent = new Agent({
@@ -69,7 +71,11 @@ export const fetchCardWithUndici: FetchCard = async (remote, signal) => {
         method: 'GET',
         dispatcher: agent,
         signal,
-        headers: { accept: 'application/json', 'user-agent': 'a2a-egress' },
+        headers: {
+          accept: 'application/json',
+          'user-agent': `a2a-egress/${VERSION}`,
+          ...(opts.a2aVersion ? { 'a2a-version': opts.a2aVersion } : {}),
+        },
       });
     } catch (err) {
       throw new CardFetchError(classifyTransportError(err), { cause: err });

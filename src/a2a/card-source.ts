@@ -45,8 +45,13 @@ export function parseCardBody(body: Buffer, maxJsonDepth: number, httpStatus?: n
 }
 
 /** Fetches, checks and validates a remote's card; the result is what CardCache stores. */
-export async function loadRemoteCard(remote: RemoteConfig, fetchCard: FetchCard, signal: AbortSignal): Promise<FetchedCard<ValidCard>> {
-  const response = await fetchCard(remote, signal);
+export async function loadRemoteCard(
+  remote: RemoteConfig,
+  fetchCard: FetchCard,
+  signal: AbortSignal,
+  a2aVersion?: string,
+): Promise<FetchedCard<ValidCard>> {
+  const response = await fetchCard(remote, signal, a2aVersion ? { a2aVersion } : {});
   const httpStatus = response.status;
   if (httpStatus < 200 || httpStatus > 299) {
     throw new CardFetchError('UPSTREAM_HTTP_ERROR', { httpStatus, detail: `card request answered HTTP ${httpStatus}` });

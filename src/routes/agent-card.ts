@@ -60,7 +60,10 @@ async function serveCard(
 
   let cached: CachedCard<ValidCard>;
   try {
-    cached = await cache.get(remote.name, () => withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal)), {
+    // A remote may serve each protocol generation its own card: ask in the caller's version, cache per version.
+    const version = callerA2aVersion(request);
+    const key = version ? `${remote.name}\u0000${version}` : remote.name;
+    cached = await cache.get(key, () => withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, version)), {
       ttlMs: remote.timeouts.cardCacheTtlMs,
       staleMs: remote.timeouts.cardCacheStaleMs,
     });
@@ -89,6 +92,14 @@ async function serveCard(
     .header('cache-control', `max-age=${Math.floor(cached.remainingMs / 1000)}`)
     .header('x-content-type-options', 'nosniff')
     .send(JSON.stringify(card));
+}
+
+const A2A_VERSION = /^\d{1,3}\.\d{1,3}$/;
+
+/** The caller's A2A-Version when it is a plain version number; anything else is not forwarded. */
+function callerA2aVersion(request: FastifyRequest): string | undefined {
+  const value = request.headers['a2a-version'];
+  return typeof value === 'string' && A2A_VERSION.test(value.trim()) ? value.trim() : undefined;
 }
 
 /** Runs `work` with an AbortSignal that fires after `ms`; the timer never outlives the work. */
