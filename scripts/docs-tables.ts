@@ -7,8 +7,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { builtinCircuitBreaker, builtinLimits, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
-import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
+import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
+import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
 
 interface JsonSchemaLike {
   type?: string;
@@ -62,6 +63,7 @@ export function configReference(): string {
     ...rows('timeouts.', TimeoutsSchema as JsonSchemaLike, builtinTimeouts as unknown as Record<string, unknown>),
     ...rows('limits.', LimitsSchema as JsonSchemaLike, builtinLimits as unknown as Record<string, unknown>),
     ...rows('rateLimit.', RateLimitSchema as JsonSchemaLike),
+    ...rows('rateLimit.store.', RateLimitStoreSchema as JsonSchemaLike, { keyPrefix: DEFAULT_KEY_PREFIX, timeoutMs: DEFAULT_STORE_TIMEOUT_MS }),
     ...rows('circuitBreaker.', CircuitBreakerSchema as JsonSchemaLike, builtinCircuitBreaker as unknown as Record<string, unknown>),
     ...rows('retries.', RetrySchema as JsonSchemaLike, builtinRetries as unknown as Record<string, unknown>),
   ].join('\n');

@@ -9,6 +9,8 @@
  * and every reply is checked (scripts/soak-traffic.ts). Prints a report and
  * a final `SOAK_REPORT {json}` line; exits 1 if a reply had a wrong id or was
  * invalid, a call was lost, the gateway crashed, or a call was never answered.
+ * `--kill-gateway-after S` kills the gateway on purpose: a self-test that the
+ * soak notices a crash.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,12 +27,20 @@ interface Options {
   readonly seconds: number;
   readonly rate: number;
   readonly callers: number;
+  /** Self-test of the soak's own crash detection: SIGKILL the gateway after this many seconds. */
+  readonly killGatewayAfter?: number;
 }
 
 function parseCli(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
-    options: { minutes: { type: 'string' }, seconds: { type: 'string' }, rate: { type: 'string' }, callers: { type: 'string' } },
+    options: {
+      minutes: { type: 'string' },
+      seconds: { type: 'string' },
+      rate: { type: 'string' },
+      callers: { type: 'string' },
+      'kill-gateway-after': { type: 'string' },
+    },
     strict: true,
   });
   const num = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -40,12 +50,16 @@ function parseCli(argv: string[]): Options {
     return n;
   };
   const seconds = values.seconds !== undefined ? num('seconds', values.seconds, 0, 1, 86_400) : num('minutes', values.minutes, 10, 1 / 60, 1_440) * 60;
-  return { seconds, rate: num('rate', values.rate, 200, 1, 5_000), callers: Math.round(num('callers', values.callers, 20, 1, 500)) };
+  const kill = values['kill-gateway-after'];
+  return {
+    seconds,
+    rate: num('rate', values.rate, 200, 1, 5_000),
+    callers: Math.round(num('callers', values.callers, 20, 1, 500)),
+    ...(kill !== undefined ? { killGatewayAfter: num('kill-gateway-after', kill, 0, 0, 86_400) } : {}),
+  };
 }
 
 const STREAM_METHOD = 'SendStreamingMessage';
-/** Hostile cases that only make sense for (or only break) one kind of call; the others get both kinds in turn. */
-const HOSTILE_CASES = HOSTILE_CASE_NAMES.filter((name) => name !== 'echo-headers');
 
 function gatewayConfig(urls: { good: string; slow: string; hostile: string; flapping: string }): string {
   const remote = (url: string, extra = '') => `    url: ${url}/\n    allowPrivateNetwork: true\n${extra}`;
@@ -83,10 +97,10 @@ function callPicker() {
       return { path: `/remotes/slow/${slowPath}`, method: 'GetTask', streaming: false, id };
     }
     if (r < 0.85) {
-      const name = HOSTILE_CASES[hostileTurn++ % HOSTILE_CASES.length]!;
+      const name = HOSTILE_CASE_NAMES[hostileTurn++ % HOSTILE_CASE_NAMES.length]!;
       const wrongId = hostileTurn % 3 === 0 ? '/wrongId=1' : '';
       // Each case alternately as a unary and as a streaming call, so both paths meet every case.
-      const streaming = Math.floor(hostileTurn / HOSTILE_CASES.length) % 2 === 1 ? !name.startsWith('sse-') : name.startsWith('sse-');
+      const streaming = Math.floor(hostileTurn / HOSTILE_CASE_NAMES.length) % 2 === 1 ? !name.startsWith('sse-') : name.startsWith('sse-');
       return { path: `/remotes/hostile/${name}${wrongId}`, method: streaming ? STREAM_METHOD : 'SendMessage', streaming, id };
     }
     const streaming = r > 0.95;
@@ -127,6 +141,9 @@ async function main(): Promise<number> {
   writeFileSync(configPath, gatewayConfig({ good: good.url, slow: slowAndHostile.url, hostile: slowAndHostile.url, flapping: flapping.url }));
 
   const child = spawn(process.execPath, ['dist/cli.js', '--config', configPath, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Never leave a gateway behind, however the soak itself ends.
+  process.once('exit', () => child.kill('SIGKILL'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   let crashed = false;
   let stopping = false;
   let stderrTail = '';
@@ -158,6 +175,7 @@ async function main(): Promise<number> {
   }, 500);
   process.stdout.write(`soak: gateway pid ${pid} at ${gatewayUrl}, ${opts.seconds} s at ${opts.rate} req/s from ${opts.callers} callers\n`);
 
+  const killer = opts.killGatewayAfter === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killGatewayAfter * 1000);
   const flapStop = new AbortController();
   const flapping$ = flap(flapping, 3_000, 1_000, flapStop.signal);
   // Enough sockets per caller that a call never waits in the caller's own queue: its deadline measures the gateway.
@@ -210,6 +228,7 @@ async function main(): Promise<number> {
   // Let the calls in flight finish: every one is bounded by the caller deadline.
   await Promise.race([Promise.all(inFlight), sleep(25_000)]);
   const unanswered = inFlight.size;
+  clearTimeout(killer);
   const rssEnd = readRss(pid);
   clearInterval(rssTimer);
   flapStop.abort();

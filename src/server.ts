@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
 import { createCallerAuth } from './policy/caller-auth.js';
+import { RedisClients } from './policy/redis-bucket.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { agentCardRoutes } from './routes/agent-card.js';
@@ -53,8 +54,12 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   // Every open stream listens for shutdown; thousands of streams are normal, not a leak.
   setMaxListeners(0, shutdown.signal);
   const pools = new UpstreamPools(options.pool);
+  const rateStores = new RedisClients();
   const hooks = {
     env: options.env ?? process.env,
+    rateStores,
+    onRateStoreError: (remote: string, store: string, err: Error) =>
+      logger.warn({ remote, store, problem: err.message }, 'rate-limit store failed; allowing calls until it answers'),
     onBreakerChange: (remote: string, state: string) => {
       metrics.breakerState.set({ remote }, state === 'open' ? 2 : state === 'half-open' ? 1 : 0);
       logger.warn({ remote, circuit: state }, 'circuit breaker changed state');
@@ -117,6 +122,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     clearTimeout(drainDeadline);
     await ops?.close();
     await pools.close();
+    await rateStores.close();
   });
 
   await app.register(async (remotes) => {

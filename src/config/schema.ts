@@ -63,10 +63,22 @@ export const TlsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Where a rate-limit bucket lives when several replicas must share it; unset = in process. */
+export const RateLimitStoreSchema = Type.Object(
+  {
+    type: Type.Literal('redis', { description: '"redis", the only shared store so far' }),
+    url: Type.String({ pattern: '^rediss?://', maxLength: 2048, description: 'redis:// or rediss:// URL (a password in it is never logged)' }),
+    keyPrefix: Type.Optional(Type.String({ maxLength: 256, description: 'prepended to the remote name to make the bucket key' })),
+    timeoutMs: Type.Optional(ms(60_000, 'longest a call waits for the store; slower or unreachable means the call is allowed (fail open)')),
+  },
+  { additionalProperties: false },
+);
+
 export const RateLimitSchema = Type.Object(
   {
     perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'sustained calls per second (token refill rate)' }),
     burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'bucket size: calls allowed at once after a quiet period' }),
+    store: Type.Optional(RateLimitStoreSchema),
   },
   { additionalProperties: false },
 );
@@ -185,6 +197,7 @@ export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' 
   publicBaseUrl?: string;
 };
 export type RateLimit = Static<typeof RateLimitSchema>;
+export type RateLimitStore = Static<typeof RateLimitStoreSchema>;
 export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
 export type RetryConfig = Static<typeof RetrySchema>;
 

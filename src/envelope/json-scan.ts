@@ -57,35 +57,46 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
     valueStart = -1;
   };
 
+  // Strings are most of a reply's bytes: jump through them with indexOf (native
+  // speed) instead of a loop per character. `backslashAt` is the next escape at or
+  // after the scan position, or -1 once there are none left in the text.
+  let backslashAt = text.indexOf('\\');
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const start = i;
       let hasEscape = false;
-      i++;
-      for (; i < n; i++) {
-        const s = text.charCodeAt(i);
-        if (s === QUOTE) break;
-        if (s === BACKSLASH) {
-          hasEscape = true;
-          if (text.charCodeAt(i + 1) === 0x75 /* u */) {
-            const unit = parseInt(text.slice(i + 2, i + 6), 16);
-            if (unit >= 0xd800 && unit <= 0xdbff) {
-              const next = text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75
-                ? parseInt(text.slice(i + 8, i + 12), 16)
-                : -1;
-              if (next >= 0xdc00 && next <= 0xdfff) {
-                i += 11;
-                continue;
-              }
-              note('lone-surrogate');
-            } else if (unit >= 0xdc00 && unit <= 0xdfff) {
-              note('lone-surrogate');
+      let from = i + 1;
+      for (;;) {
+        const quote = text.indexOf('"', from);
+        if (quote === -1) {
+          i = n; // unterminated: JSON.parse rejects it
+          break;
+        }
+        if (backslashAt !== -1 && backslashAt < from) backslashAt = text.indexOf('\\', from);
+        if (backslashAt === -1 || backslashAt > quote) {
+          i = quote;
+          break;
+        }
+        hasEscape = true;
+        const b = backslashAt;
+        if (text.charCodeAt(b + 1) === 0x75 /* u */) {
+          const unit = parseInt(text.slice(b + 2, b + 6), 16);
+          if (unit >= 0xd800 && unit <= 0xdbff) {
+            const next = text.charCodeAt(b + 6) === BACKSLASH && text.charCodeAt(b + 7) === 0x75
+              ? parseInt(text.slice(b + 8, b + 12), 16)
+              : -1;
+            if (next >= 0xdc00 && next <= 0xdfff) {
+              from = b + 12;
+              continue;
             }
-            i += 5;
-            continue;
+            note('lone-surrogate');
+          } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+            note('lone-surrogate');
           }
-          i++;
+          from = b + 6;
+        } else {
+          from = b + 2; // the escaped character, even a quote or a backslash, is skipped
         }
       }
       if (depth === 1 && topIsObject && expectKey) {

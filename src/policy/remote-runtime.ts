@@ -9,17 +9,22 @@ import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
 import { createCredentialSource, type CredentialSource } from './credentials.js';
 import { LimitError } from './limit-error.js';
+import { RedisTokenBucket, type RedisClients } from './redis-bucket.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface RuntimeHooks {
   readonly onBreakerChange?: (remote: string, state: CircuitState) => void;
   readonly onCredentialError?: (remote: string, err: Error) => void;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Redis clients for shared rate limits (`rateLimit.store`); the gateway owns and closes them. */
+  readonly rateStores?: RedisClients;
+  /** A shared rate-limit store failed (once per outage); calls are being allowed meanwhile. */
+  readonly onRateStoreError?: (remote: string, store: string, err: Error) => void;
 }
 
 export class RemoteRuntime {
   readonly limiter: ConcurrencyLimiter;
-  readonly bucket: TokenBucket | undefined;
+  readonly bucket: TokenBucket | RedisTokenBucket | undefined;
   readonly breaker: CircuitBreaker;
   readonly credentials: CredentialSource | undefined;
   /** What the state above was built from, to decide whether a reload can keep it. */
@@ -31,7 +36,7 @@ export class RemoteRuntime {
       maxQueued: remote.limits.maxQueued,
       queueTimeoutMs: remote.timeouts.queueTimeoutMs,
     });
-    this.bucket = remote.rateLimit ? new TokenBucket(remote.rateLimit) : undefined;
+    this.bucket = remote.rateLimit ? bucketFor(remote, hooks) : undefined;
     this.breaker = new CircuitBreaker({
       ...remote.circuitBreaker,
       onStateChange: (change) => hooks.onBreakerChange?.(remote.name, change.to),
@@ -51,7 +56,9 @@ export class RemoteRuntime {
   async admit(signal?: AbortSignal): Promise<Release> {
     if (!this.breaker.canPass()) throw new LimitError('CIRCUIT_OPEN', 'circuit open', this.breaker.retryAfterMs);
     if (this.bucket) {
-      const taken = this.bucket.tryTake();
+      const take = this.bucket.tryTake();
+      // Only the shared store is asynchronous: the in-process bucket costs no extra tick.
+      const taken = take instanceof Promise ? await take : take;
       if (!taken.ok) throw new LimitError('RATE_LIMITED', 'bucket empty', taken.retryAfterMs);
     }
     return this.limiter.acquire(signal);
@@ -63,10 +70,22 @@ export class RemoteRuntime {
       inFlight: this.limiter.inFlight,
       queued: this.limiter.queued,
       ...(this.credentials ? { credential: this.credentials.description } : {}),
+      ...(this.bucket instanceof RedisTokenBucket ? { rateLimitStore: this.bucket.description } : {}),
     };
   }
 }
 
+function bucketFor(remote: RemoteConfig, hooks: RuntimeHooks): TokenBucket | RedisTokenBucket {
+  const { perSecond, burst, store } = remote.rateLimit!;
+  if (store?.type !== 'redis') return new TokenBucket({ perSecond, burst });
+  if (!hooks.rateStores) throw new Error(`remote ${remote.name}: rateLimit.store needs the gateway's Redis clients`);
+  return new RedisTokenBucket(
+    { perSecond, burst, store, remote: remote.name, onError: (err, where) => hooks.onRateStoreError?.(remote.name, where, err) },
+    hooks.rateStores,
+  );
+}
+
+// remote.rateLimit includes its store: switching store, url or prefix builds a new bucket.
 function fingerprintOf(remote: RemoteConfig): string {
   return JSON.stringify([remote.limits.maxConcurrent, remote.limits.maxQueued, remote.timeouts.queueTimeoutMs, remote.rateLimit, remote.circuitBreaker, remote.auth]);
 }

@@ -14,7 +14,7 @@ let gw: OpsGateway;
 
 t.before(async () => {
   upstream = await startHostileUpstream();
-  // A short drain: close() waits up to drainMs for caller sockets that never sent a request (see the report).
+  // A short drain: close() waits up to drainMs for a caller socket that connected but never sent a request.
   gw = await startOpsGateway(`
 server: { drainMs: 300 }
 remotes:

@@ -5,8 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import t from 'tap';
+import { checkEnvelope, checkStream } from '../../scripts/soak-traffic.js';
 
-const seconds = Number(process.env.SOAK_SECONDS ?? '') || 20;
+const seconds = Number(process.env.SOAK_SECONDS ?? '') || 30;
 const rate = Number(process.env.SOAK_RATE ?? '') || 100;
 
 // The run plus start-up, the bounded wait for calls in flight and shutdown.
@@ -63,8 +64,40 @@ t.test(`soak for ${seconds} s at ${rate} req/s: every call answered with its own
   t.ok(report.rssMiB.start > 0 && report.rssMiB.peak >= report.rssMiB.start, 'RSS sampled');
 });
 
+t.test('the soak notices a gateway crash: exit 1 and the crash reported', async (t) => {
+  const run = await runSoak(['--seconds', '6', '--rate', '50', '--callers', '5', '--kill-gateway-after', '2']);
+  const line = run.stdout.split('\n').find((l) => l.startsWith('SOAK_REPORT '));
+  t.ok(line, 'a report line');
+  const report = JSON.parse(line?.slice('SOAK_REPORT '.length) ?? '{}') as SoakReport;
+  t.equal(run.code, 1, 'exit 1');
+  t.equal(report.crashes, 1);
+  t.equal(report.gatewayExitOnSigterm, 'crashed');
+  t.ok(report.calls < 6 * 50, 'traffic stopped at the crash');
+});
+
+t.test('the reply checks: wrong ids, broken envelopes and broken streams are caught', async (t) => {
+  const info = '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UPSTREAM_RESET"}]';
+  const err = (id: string) => `{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"m","data":${info}}}`;
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a","result":{}}', 'a'), { kind: 'ok', outcome: 'ok' });
+  t.match(checkEnvelope(err('"a"'), 'a'), { kind: 'ok', outcome: 'UPSTREAM_RESET' });
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"b","result":{}}', 'a'), { kind: 'wrong-id' });
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"7","result":{}}', 7), { kind: 'wrong-id' }, 'the id type counts');
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a","result":{},"error":{}}', 'a'), { kind: 'invalid' });
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a"}', 'a'), { kind: 'invalid' });
+  t.match(checkEnvelope('<html>', 'a'), { kind: 'invalid' });
+  t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}', 'a'), { kind: 'invalid' }, 'no ErrorInfo');
+
+  const ok = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+  t.match(checkStream(`${ok}: keep-alive\n\n${ok}data: ${err('1')}\n\n`, 1), { kind: 'ok', outcome: 'UPSTREAM_RESET', events: 3 });
+  t.match(checkStream(`data: ${err('1')}\n\n${ok}`, 1), { kind: 'invalid' }, 'an event after the error');
+  t.match(checkStream(ok.replace('"id":1', '"id":2'), 1), { kind: 'wrong-id' });
+  t.match(checkStream(ok.slice(0, -1), 1), { kind: 'invalid' }, 'an unfinished event');
+  t.match(checkStream(': keep-alive\n\n', 1), { kind: 'invalid' }, 'no event at all');
+  t.match(checkStream('event: x\ndata: {}\n\n', 1), { kind: 'invalid' }, 'more than a data line');
+});
+
 t.test('bad arguments exit 2 without starting anything', async (t) => {
-  const run = await runSoak(['--seconds', '-1']);
+  const run = await runSoak(['--seconds', '0']);
   t.equal(run.code, 2);
   t.match(run.stderr, /--seconds must be a number/);
 });

@@ -23,7 +23,10 @@ export interface OpsGateway {
 }
 
 export async function startOpsGateway(yaml: string, options: Omit<GatewayOptions, 'logger'> = {}): Promise<OpsGateway> {
-  const config = parseConfig(yaml, 'ops-test.yaml');
+  const parsed = parseConfig(yaml, 'ops-test.yaml');
+  // Always loopback and OS-chosen ports: a test must never depend on 8080 being free.
+  const server = { ...parsed.server, host: '127.0.0.1', port: 0, ...(parsed.server.opsPort !== undefined ? { opsPort: 0 } : {}) };
+  const config = { ...parsed, server };
   const logs: Record<string, unknown>[] = [];
   let raw = '';
   const sink = new Writable({
