@@ -142,7 +142,10 @@ async function main(): Promise<number> {
 
   const child = spawn(process.execPath, ['dist/cli.js', '--config', configPath, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Never leave a gateway behind, however the soak itself ends.
-  process.once('exit', () => child.kill('SIGKILL'));
+  process.once('exit', () => {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   let crashed = false;
   let stopping = false;

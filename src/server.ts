@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/schema.js';
@@ -104,6 +106,18 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   const app = Fastify(fastifyOptions) as unknown as FastifyInstance;
   app.server.maxConnections = server.maxConnections;
   // preClose runs before the server stops accepting: streams get their final event while sockets are open.
+  // Sockets that connected but never sent a request: closeIdleConnections() skips them,
+  // so shutdown closes them itself instead of waiting drainMs for them.
+  const silentSockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    silentSockets.add(socket);
+    socket.once('close', () => silentSockets.delete(socket));
+  });
+  app.server.on('request', (req: IncomingMessage) => silentSockets.delete(req.socket));
+  const closeIdle = () => {
+    app.server.closeIdleConnections();
+    for (const socket of silentSockets) socket.destroy();
+  };
   let sweep: NodeJS.Timeout | undefined;
   let drainDeadline: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
@@ -111,7 +125,8 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     shutdown.abort();
     // Sockets become idle as calls and streams finish; close each as soon as it does, and
     // everything still busy once drainMs is up.
-    sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    closeIdle();
+    sweep = setInterval(closeIdle, 50);
     drainDeadline = setTimeout(() => app.server.closeAllConnections(), current.server.drainMs);
   });
   app.addHook('onListen', async () => {
