@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { decoderFor, headerValue } from '../src/upstream/read-body.js';
 
 export interface Exchange {
   readonly status: number;
@@ -71,7 +71,7 @@ export function probe(url: string, body: string, options: ProbeOptions): Promise
       status = res.statusCode ?? 0;
       headers = res.headers;
       res.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
-      const decoder = decoderFor(res.headers['content-encoding']);
+      const decoder = decoderForDemo(res.headers['content-encoding']);
       const decoded: Readable = decoder ? res.pipe(decoder) : res;
       decoded.on('data', onDecoded);
       decoded.on('end', () => finish(true));
@@ -83,16 +83,8 @@ export function probe(url: string, body: string, options: ProbeOptions): Promise
   });
 }
 
-function decoderFor(encoding: string | string[] | undefined) {
-  switch (String(encoding ?? '').trim().toLowerCase()) {
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip();
-    case 'deflate':
-      return createInflate();
-    case 'br':
-      return createBrotliDecompress();
-    default:
-      return undefined;
-  }
+/** The gateway's own decoder table: the demo's direct caller decodes what a browser-like client would. */
+function decoderForDemo(encoding: string | string[] | undefined) {
+  const decoder = decoderFor(headerValue(encoding));
+  return decoder === null || decoder === 'unsupported' ? undefined : decoder;
 }

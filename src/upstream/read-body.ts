@@ -14,7 +14,8 @@ export type BodyRead =
 
 type Decoder = Gunzip | ReturnType<typeof createBrotliDecompress> | ReturnType<typeof createInflate>;
 
-function decoderFor(contentEncoding: string | undefined): Decoder | null | 'unsupported' {
+/** The decoder for a Content-Encoding: null for none/identity, 'unsupported' for anything else. */
+export function decoderFor(contentEncoding: string | undefined): Decoder | null | 'unsupported' {
   if (contentEncoding === undefined) return null;
   const codings = contentEncoding.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0) return null;
