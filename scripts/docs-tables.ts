@@ -28,9 +28,9 @@ const fmt = (n: number): string => (Number.isInteger(n) && Math.abs(n) >= 10_000
 function typeOf(s: JsonSchemaLike): string {
   if (s.anyOf) return s.anyOf.map((a) => JSON.stringify(a.const)).join(' \\| ');
   if (s.type === 'integer' || s.type === 'number') {
-    const lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? `>${s.exclusiveMinimum}` : undefined);
-    const range = lo !== undefined || s.maximum !== undefined ? ` ${lo !== undefined ? fmt(Number(String(lo).replace('>', ''))) : ''}${String(lo).startsWith('>') ? ' (exclusive)' : ''}..${s.maximum !== undefined ? fmt(s.maximum) : ''}` : '';
-    return `${s.type}${range}`;
+    const lower = s.minimum !== undefined ? fmt(s.minimum) : s.exclusiveMinimum !== undefined ? `${fmt(s.exclusiveMinimum)} (exclusive)` : '';
+    const upper = s.maximum !== undefined ? fmt(s.maximum) : '';
+    return lower || upper ? `${s.type} ${lower}..${upper}` : s.type;
   }
   return s.type ?? 'any';
 }

@@ -25,6 +25,20 @@ export interface NormalizePolicy {
   readonly keepRemoteErrorData: boolean;
 }
 
+/** The normalizer's view of a remote's config (unary replies and stream events alike). */
+export function normalizePolicyOf(remote: {
+  readonly name: string;
+  readonly keepRemoteErrorData: boolean;
+  readonly limits: { readonly maxErrorMessageBytes: number; readonly maxJsonDepth: number };
+}): NormalizePolicy {
+  return {
+    remote: remote.name,
+    maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
+    maxJsonDepth: remote.limits.maxJsonDepth,
+    keepRemoteErrorData: remote.keepRemoteErrorData,
+  };
+}
+
 /** What the normalizer decided: the body to send, and a label for logs and metrics. */
 export interface Normalized {
   readonly json: string;

@@ -3,9 +3,17 @@ import { fail, type Normalized } from '../envelope/normalize.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import type { LimitError } from '../policy/limit-error.js';
 
-export function limitReply(id: JsonRpcId, remote: string, err: LimitError): { normalized: Normalized; headers: Record<string, string> } {
+export interface LimitReply {
+  readonly normalized: Normalized;
+  readonly headers: Record<string, string>;
+  /** The ErrorInfo metadata in `normalized`, for the stream path that writes its own event. */
+  readonly metadata: Record<string, number>;
+}
+
+export function limitReply(id: JsonRpcId, remote: string, err: LimitError): LimitReply {
   const retryAfterMs = err.retryAfterMs !== undefined ? Math.max(1, Math.ceil(err.retryAfterMs)) : undefined;
-  const normalized = fail(id, err.reason, { remote, ...(retryAfterMs !== undefined ? { metadata: { retryAfterMs } } : {}) });
+  const metadata: Record<string, number> = retryAfterMs !== undefined ? { retryAfterMs } : {};
+  const normalized = fail(id, err.reason, { remote, metadata });
   const headers: Record<string, string> = retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
-  return { normalized, headers };
+  return { normalized, headers, metadata };
 }

@@ -17,7 +17,6 @@ import type { CallLog, GatewayContext } from './context.js';
 import { finishCall } from './reply.js';
 import { limitReply } from './limits.js';
 import { sendUpstream, upstreamHeaders } from './upstream-request.js';
-import type { Dispatcher } from 'undici';
 
 export async function streamCall(
   ctx: GatewayContext,
@@ -44,14 +43,13 @@ export async function streamCall(
 
   let release: (() => void) | undefined;
   let outcome: StreamOutcome;
-  let res: Dispatcher.ResponseData | undefined;
   const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
   const relayOpts = { callerId: call.id, remote, out, headers: baseHeaders, shutdown: ctx.shutdown, checkResult };
   ctx.metrics.openStreams.inc({ remote: remote.name });
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
-    res = await sendUpstream(ctx, remote, upstreamHeaders(ctx, request, remote, runtime, true), {
+    const res = await sendUpstream(ctx, remote, upstreamHeaders(ctx, request, remote, runtime, true), {
       path,
       body: call.raw,
       streaming: true,
@@ -76,7 +74,7 @@ export async function streamCall(
     clearTimeout(headersDeadline);
     if (err instanceof LimitError) {
       const limited = limitReply(call.id, remote.name, err);
-      outcome = sendStreamFailure(err.reason, { ...relayOpts, headers: { ...limited.headers, ...baseHeaders } });
+      outcome = sendStreamFailure(err.reason, { ...relayOpts, headers: { ...limited.headers, ...baseHeaders } }, undefined, limited.metadata);
     } else {
       const reason = classifyTransportError(err);
       request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');

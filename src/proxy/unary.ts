@@ -8,7 +8,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
 import { checkResult } from '../a2a/result-validate.js';
 import type { Reason } from '../envelope/codes.js';
-import { fail, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
@@ -82,7 +82,7 @@ export async function unaryCall(
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
     if (read.ok) {
-      normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, policyOf(remote));
+      normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote));
       if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, call, remote.name);
       if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id });
     } else {
@@ -117,13 +117,4 @@ export async function unaryCall(
 function validatedResult(normalized: Normalized, call: CallerRequest, remote: string): Normalized {
   const check = checkResult(call.method, normalized.result);
   return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', { remote, httpStatus: 200 }, check.problem);
-}
-
-export function policyOf(remote: RemoteConfig) {
-  return {
-    remote: remote.name,
-    maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
-    maxJsonDepth: remote.limits.maxJsonDepth,
-    keepRemoteErrorData: remote.keepRemoteErrorData,
-  };
 }

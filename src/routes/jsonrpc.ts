@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { methodInfo } from '../a2a/methods.js';
+import { LimitsSchema } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
@@ -20,7 +21,8 @@ import { describeForLog } from '../upstream/errors.js';
 import { upstreamPath } from './remote-path.js';
 import { limitFor, readRequestBody } from './request-body.js';
 
-const MAX_REQUEST_BYTES_CEILING = 64 * 1024 * 1024;
+// The largest maxRequestBytes the schema allows: Fastify's own ceiling, never the bound in force.
+const MAX_REQUEST_BYTES_CEILING = LimitsSchema.properties.maxRequestBytes.maximum ?? Number.MAX_SAFE_INTEGER;
 
 export interface JsonRpcRouteOptions {
   readonly ctx: GatewayContext;
@@ -33,7 +35,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
   const server = ctx.config().server;
 
   // The body stays raw bytes: the gateway validates it itself and forwards it unchanged.
-  // Fastify's own bodyLimit is only the ceiling of the schema; the real bound is per remote, per request.
+  // The real bound is per remote, read from the config in force for each request.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { bodyLimit: MAX_REQUEST_BYTES_CEILING }, (request, payload, done) =>
     readRequestBody(payload, limitFor(ctx.config(), request), done),

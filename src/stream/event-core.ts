@@ -7,7 +7,7 @@
  */
 import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail, normalizeReply, type NormalizePolicy } from '../envelope/normalize.js';
+import { fail, normalizePolicyOf, normalizeReply } from '../envelope/normalize.js';
 import type { Limits, RemoteConfig } from '../config/schema.js';
 import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
 import { SseParser, type SseItem } from './sse-parser.js';
@@ -46,15 +46,6 @@ export interface RelayCore {
   stop(reason: Reason): OutputEvent[];
 }
 
-export function policyOf(remote: CoreOptions['remote']): NormalizePolicy {
-  return {
-    remote: remote.name,
-    maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
-    maxJsonDepth: remote.limits.maxJsonDepth,
-    keepRemoteErrorData: remote.keepRemoteErrorData,
-  };
-}
-
 export function toOutput(json: string, outcome: EventOutcome, final: boolean): OutputEvent {
   const line = oneLine(json);
   return { text: `data: ${line}\n\n`, json: line, outcome, final };
@@ -67,7 +58,7 @@ abstract class CoreBase implements RelayCore {
   protected readonly ctx: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: policyOf(opts.remote), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
+    this.ctx = { callerId: opts.callerId, policy: normalizePolicyOf(opts.remote), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
   }
 
   abstract push(chunk: Buffer): OutputEvent[];

@@ -63,11 +63,13 @@ export function sendStreamFailure(
   reason: Reason,
   opts: Omit<StreamRelayOptions, 'abortUpstream'>,
   httpStatus?: number,
+  /** ErrorInfo metadata the caller should see, e.g. retryAfterMs for a limit. */
+  metadata?: Readonly<Record<string, string | number>>,
 ): StreamOutcome {
   const outcome: StreamOutcome = { outcome: reason, events: 0, bytesIn: 0, bytesOut: 0, callerClosed: true };
   try {
     if (!openEventStream(opts.out, opts.headers)) return outcome;
-    const json = fail(opts.callerId, reason, { remote: opts.remote.name, httpStatus }).json;
+    const json = fail(opts.callerId, reason, { remote: opts.remote.name, httpStatus, ...(metadata ? { metadata } : {}) }).json;
     const written = writeText(opts.out, toOutput(json, reason, true).text);
     opts.out.end();
     return { ...outcome, events: written.bytes > 0 ? 1 : 0, bytesOut: written.bytes, callerClosed: written.bytes === 0 };

@@ -38,6 +38,10 @@ remotes:
   rated:
     url: ${upstream.url}/
     rateLimit: { perSecond: 2, burst: 3 }
+  # A bucket of one that refills slowly: the second call, a stream, meets it empty.
+  trickle:
+    url: ${upstream.url}/
+    rateLimit: { perSecond: 0.1, burst: 1 }
 `);
 });
 t.teardown(async () => {
@@ -124,4 +128,21 @@ t.test('rate limit: a burst of 3 passes, the 4th is RATE_LIMITED with retryAfter
   await new Promise((r) => setTimeout(r, retryAfterMs + 20));
   const later = await call('rated/ok', 'later');
   t.ok(later.json.result, 'a token refilled: one call passes');
+});
+
+t.test('rate limit on a streaming call: one RATE_LIMITED event carrying retryAfterMs, as a unary call gets', async (t) => {
+  t.ok((await call('trickle/ok', 'first')).json.result, 'the one token is spent');
+  const res = await request(`${gw.url}/remotes/trickle/ok`, {
+    method: 'POST',
+    body: JSON.stringify(rpcRequest('SendStreamingMessage', 'stream-1', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } })),
+  });
+  const text = await res.body.text();
+  t.match(String(res.headers['content-type']), /^text\/event-stream/);
+  const events = text.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => JSON.parse(b.slice(6)) as { id: unknown; error: { data: { reason: string; metadata: Record<string, string> }[] } });
+  t.equal(events.length, 1, 'exactly one event');
+  t.equal(events[0]?.id, 'stream-1');
+  t.equal(events[0]?.error.data[0]?.reason, 'RATE_LIMITED');
+  const retryAfterMs = Number(events[0]?.error.data[0]?.metadata.retryAfterMs);
+  t.ok(retryAfterMs > 0 && retryAfterMs <= 10_000, `retryAfterMs ${retryAfterMs} within one token's refill time`);
+  t.equal(res.headers['retry-after'], String(Math.ceil(retryAfterMs / 1000)));
 });

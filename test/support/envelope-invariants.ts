@@ -282,3 +282,15 @@ export const nonJsonBodyArb: fc.Arbitrary<MarkedBody> = fc
 
 /** Raw bytes: mostly garbage, sometimes (by chance) JSON. */
 export const rawBodyArb: fc.Arbitrary<Buffer> = fc.uint8Array({ maxLength: 4096 }).map((a) => Buffer.from(a));
+
+/** `buf` cut at `cuts` (taken modulo its length): every chunking is reachable, one byte at a time included. */
+export function cutAt(buf: Buffer, cuts: readonly number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let prev = 0;
+  for (const p of [...points, buf.length]) {
+    out.push(buf.subarray(prev, p));
+    prev = p;
+  }
+  return out;
+}

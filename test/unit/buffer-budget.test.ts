@@ -35,3 +35,19 @@ t.test('a remote limit larger than server.maxBufferedBytes is a config error', a
   t.ok(parseConfig(yaml(2_097_152)), 'equal to the budget is fine');
   t.throws(() => parseConfig(yaml(2_097_153)), { name: 'ConfigError', message: /maxResponseBytes \(2097153\) is larger than server\.maxBufferedBytes/ });
 });
+
+t.test('a body read stops with GATEWAY_OVERLOADED when the shared budget runs out: exactly full passes, one byte more fails', async (t) => {
+  const { Readable } = await import('node:stream');
+  const { gzipSync } = await import('node:zlib');
+  const { readCappedBody } = await import('../../src/upstream/read-body.js');
+  const body = Buffer.alloc(1000, 0x20);
+  for (const [encoding, bytes] of [[undefined, body], ['gzip', gzipSync(body)]] as const) {
+    const fits = new BufferBudget(1000).lease();
+    const ok = await readCappedBody(Readable.from([bytes]), encoding, 10_000, fits);
+    t.equal(ok.ok, true, `${encoding ?? 'identity'}: a budget of exactly the body passes`);
+    t.equal(fits.held, 1000);
+    const tight = new BufferBudget(999).lease();
+    const refused = await readCappedBody(Readable.from([bytes]), encoding, 10_000, tight);
+    t.same(refused.ok ? 'ok' : refused.reason, 'GATEWAY_OVERLOADED', `${encoding ?? 'identity'}: one byte short is refused`);
+  }
+});

@@ -6,7 +6,7 @@ import { A2A_METHODS } from '../../src/a2a/methods.js';
 import { builtinLimits, builtinPolicy, builtinServer, builtinTimeouts } from '../../src/config/defaults.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfigFile, parseConfig } from '../../src/config/load.js';
-import { LimitsSchema, TimeoutsSchema } from '../../src/config/schema.js';
+import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RetrySchema, ServerSchema, TimeoutsSchema } from '../../src/config/schema.js';
 
 const MINIMAL = 'remotes:\n  weather:\n    url: https://weather.example/a2a\n';
 
@@ -224,4 +224,45 @@ t.test('a remote URL with credentials in it is refused, pointing at auth', async
     name: 'ConfigError',
     message: /g\.yaml:3: remotes\.a\.url must not contain credentials; use remotes\.a\.auth/,
   });
+});
+
+type NumericSpec = { minimum?: number; maximum?: number; exclusiveMinimum?: number; type?: string };
+
+/**
+ * Every numeric bound outside `limits`/`timeouts`: the value at the bound is
+ * accepted and the first value past it is refused, naming the key. `place`
+ * renders `key: value` into a whole config, with any sibling a section needs.
+ */
+function checkSectionBounds(t: Test, prefix: string, properties: Record<string, NumericSpec>, place: (key: string, value: number) => string): void {
+  for (const [key, spec] of Object.entries(properties)) {
+    if (spec.type !== 'integer' && spec.type !== 'number') continue;
+    const step = spec.type === 'integer' ? 1 : 0.001;
+    const bounds: [number, number, string][] = [];
+    if (spec.minimum !== undefined) bounds.push([spec.minimum, spec.minimum - step, `>= ${spec.minimum}`]);
+    if (spec.exclusiveMinimum !== undefined) bounds.push([spec.exclusiveMinimum + step, spec.exclusiveMinimum, `> ${spec.exclusiveMinimum}`]);
+    if (spec.maximum !== undefined) bounds.push([spec.maximum, spec.maximum + step, `<= ${spec.maximum}`]);
+    for (const [ok, past, rule] of bounds) {
+      t.doesNotThrow(() => parseConfig(place(key, ok), 'g.yaml'), `${prefix}${key} = ${ok} accepted`);
+      const problems = problemsOf(t, place(key, past));
+      t.ok(problems.some((p) => p.includes(`${prefix}${key} must be ${rule}`)), `${prefix}${key} = ${past} refused (${problems.join('; ')})`);
+    }
+  }
+}
+
+// Small per-remote limits, so the smallest server.maxBufferedBytes still holds one reply and one event.
+const SMALL_REMOTE = 'remotes:\n  weather:\n    url: https://weather.example/a2a\n    limits: { maxResponseBytes: 64, maxEventBytes: 64 }\n';
+
+t.test('every server bound: at the bound accepted, one past refused', async (t) => {
+  checkSectionBounds(t, 'server.', ServerSchema.properties as Record<string, NumericSpec>, (key, value) => `server:\n  ${key}: ${value}\n${SMALL_REMOTE}`);
+});
+
+t.test('every rateLimit, circuitBreaker and retries bound: at the bound accepted, one past refused', async (t) => {
+  const under = (section: string, body: string) => `${MINIMAL}    ${section}: { ${body} }\n`;
+  checkSectionBounds(t, 'remotes.weather.rateLimit.', RateLimitSchema.properties as Record<string, NumericSpec>, (key, value) =>
+    under('rateLimit', key === 'burst' ? `perSecond: 1, burst: ${value}` : `burst: 1, ${key}: ${value}`),
+  );
+  checkSectionBounds(t, 'remotes.weather.circuitBreaker.', CircuitBreakerSchema.properties as Record<string, NumericSpec>, (key, value) =>
+    under('circuitBreaker', `${key}: ${value}`),
+  );
+  checkSectionBounds(t, 'remotes.weather.retries.', RetrySchema.properties as Record<string, NumericSpec>, (key, value) => under('retries', `${key}: ${value}`));
 });

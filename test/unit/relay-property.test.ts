@@ -9,7 +9,7 @@ import t from 'tap';
 import { builtinLimits } from '../../src/config/defaults.js';
 import type { NormalizePolicy } from '../../src/envelope/normalize.js';
 import { EventRelayCore, type CoreOptions, type OutputEvent } from '../../src/stream/event-core.js';
-import { callerIdArb, envelopeViolations, hostileTextArb, nearValidBodyArb } from '../support/envelope-invariants.js';
+import { callerIdArb, cutAt, envelopeViolations, hostileTextArb, nearValidBodyArb } from '../support/envelope-invariants.js';
 
 const EOLS = ['\n', '\r\n', '\r'] as const;
 
@@ -40,18 +40,6 @@ const streamArb = fc
     const body = blocks.map(([lines, eol]) => lines.map((l) => l + eol).join('') + eol).join('');
     return Buffer.from((bom ? '\ufeff' : '') + body + tail, 'utf8');
   });
-
-/** Cut points into a buffer of length n: every chunking is possible, including one byte at a time. */
-const chunk = (buf: Buffer, cuts: number[]): Buffer[] => {
-  const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let prev = 0;
-  for (const p of [...points, buf.length]) {
-    out.push(buf.subarray(prev, p));
-    prev = p;
-  }
-  return out;
-};
 
 // Small bounds make the stream end early; loose ones let the good events through: both matter.
 const loose = <T>(tight: fc.Arbitrary<T>, free: T) => fc.oneof(tight, fc.constant(free));
@@ -90,7 +78,7 @@ t.test('any stream, any chunking: well-formed bounded envelopes, at most one err
           keepRemoteErrorData: keep,
         };
         const whole = drive(opts, [stream]);
-        const pieces = drive(opts, chunk(stream, cuts));
+        const pieces = drive(opts, cutAt(stream, cuts));
         const bytewise = stream.length < 4000 ? drive(opts, [...stream].map((b) => Buffer.from([b]))) : pieces;
         if (JSON.stringify(pieces.map((e) => e.text)) !== JSON.stringify(whole.map((e) => e.text))) return false;
         if (JSON.stringify(bytewise.map((e) => e.text)) !== JSON.stringify(whole.map((e) => e.text))) return false;
