@@ -82,9 +82,10 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const { url, opsUrl } = await gateway.listen();
+  const { url, opsUrl, remoteUrls } = await gateway.listen();
   const log = gateway.app.log;
-  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+  const own = Object.keys(remoteUrls).length > 0 ? { remoteAddresses: remoteUrls } : {};
+  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
 
   const reload = (why: string) => {
     try {
@@ -93,6 +94,10 @@ async function main(): Promise<void> {
       if (next.server.host !== before.host || next.server.port !== before.port || next.server.opsPort !== before.opsPort) {
         log.warn('listen address changes need a restart; keeping the current one');
       }
+      const listenOf = (c: GatewayConfig, name: string) => JSON.stringify(c.remotes.get(name)?.listen ?? null);
+      const names = new Set([...next.remotes.keys(), ...gateway.config().remotes.keys()]);
+      const moved = [...names].filter((name) => listenOf(next, name) !== listenOf(gateway.config(), name));
+      if (moved.length > 0) log.warn({ remotes: moved }, 'remotes.<name>.listen changes need a restart; the listeners started with stay as they are');
       gateway.reload({ ...next, server: { ...next.server, host: before.host, port: before.port, opsPort: before.opsPort } });
       log.info({ why, remotes: [...next.remotes.keys()] }, 'config reloaded');
     } catch (err) {

@@ -14,11 +14,12 @@ import { createCallerAuth } from './policy/caller-auth.js';
 import { RedisClients } from './policy/redis-bucket.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
-import { agentCardRoutes } from './routes/agent-card.js';
-import { cardResultRewrite } from './routes/extended-card.js';
-import { callerAuthHook, jsonRpcRoutes } from './routes/jsonrpc.js';
+import { CardCache } from './a2a/card-cache.js';
+import type { ValidCard } from './a2a/card-source.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
+import { listenerMount, sharedMount } from './routes/remote-mount.js';
+import { remoteRoutes } from './routes/remote-routes.js';
 import { createLogger } from './telemetry/logger.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { BufferBudget } from './upstream/buffer-budget.js';
@@ -38,9 +39,11 @@ export interface Gateway {
   readonly app: FastifyInstance;
   /** The ops server, only with server.opsPort. */
   readonly ops: FastifyInstance | undefined;
+  /** A listener of its own for each remote with `remotes.<name>.listen`, serving that remote at its root. */
+  readonly listeners: ReadonlyMap<string, FastifyInstance>;
   readonly metrics: GatewayMetrics;
   config(): GatewayConfig;
-  listen(): Promise<{ url: string; opsUrl?: string }>;
+  listen(): Promise<{ url: string; opsUrl?: string; remoteUrls: Record<string, string> }>;
   /** Validated config in, swapped atomically; in-flight calls finish on the config they started with. */
   reload(next: GatewayConfig): void;
   /** Stop accepting, end streams with GATEWAY_SHUTDOWN, let unary calls finish within drainMs, close. */
@@ -103,31 +106,45 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     // the call line names its requestId itself.
     childLoggerFactory: (logger) => logger,
   };
-  const app = Fastify(fastifyOptions) as unknown as FastifyInstance;
-  app.server.maxConnections = server.maxConnections;
+  const callerApp = (): FastifyInstance => {
+    const instance = Fastify(fastifyOptions) as unknown as FastifyInstance;
+    instance.server.maxConnections = server.maxConnections;
+    return instance;
+  };
+  const app = callerApp();
+  // Remotes with a listener of their own; they close with the main app (its preClose drains them all).
+  const listeners = new Map<string, FastifyInstance>();
+  for (const remote of initial.remotes.values()) if (remote.listen) listeners.set(remote.name, callerApp());
+  const callerServers = [app.server, ...[...listeners.values()].map((l) => l.server)];
   // preClose runs before the server stops accepting: streams get their final event while sockets are open.
   // Sockets that connected but never sent a request: closeIdleConnections() skips them,
   // so shutdown closes them itself instead of waiting drainMs for them.
   const silentSockets = new Set<Socket>();
-  app.server.on('connection', (socket: Socket) => {
-    silentSockets.add(socket);
-    socket.once('close', () => silentSockets.delete(socket));
-  });
-  app.server.on('request', (req: IncomingMessage) => silentSockets.delete(req.socket));
+  for (const callerServer of callerServers) {
+    callerServer.on('connection', (socket: Socket) => {
+      silentSockets.add(socket);
+      socket.once('close', () => silentSockets.delete(socket));
+    });
+    callerServer.on('request', (req: IncomingMessage) => silentSockets.delete(req.socket));
+  }
   const closeIdle = () => {
-    app.server.closeIdleConnections();
+    for (const callerServer of callerServers) callerServer.closeIdleConnections();
     for (const socket of silentSockets) socket.destroy();
   };
   let sweep: NodeJS.Timeout | undefined;
   let drainDeadline: NodeJS.Timeout | undefined;
+  let listenersClosed: Promise<unknown> = Promise.resolve();
   app.addHook('preClose', async () => {
     ready = false;
     shutdown.abort();
+    listenersClosed = Promise.allSettled([...listeners.values()].map((l) => l.close()));
     // Sockets become idle as calls and streams finish; close each as soon as it does, and
     // everything still busy once drainMs is up.
     closeIdle();
     sweep = setInterval(closeIdle, 50);
-    drainDeadline = setTimeout(() => app.server.closeAllConnections(), current.server.drainMs);
+    drainDeadline = setTimeout(() => {
+      for (const callerServer of callerServers) callerServer.closeAllConnections();
+    }, current.server.drainMs);
   });
   app.addHook('onListen', async () => {
     ready = true;
@@ -135,17 +152,20 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     clearTimeout(drainDeadline);
+    await listenersClosed;
     await ops?.close();
     await pools.close();
     await rateStores.close();
   });
 
-  await app.register(async (remotes) => {
-    if (callerAuth) remotes.addHook('onRequest', callerAuthHook(ctx, callerAuth));
-    await remotes.register(jsonRpcRoutes, { ctx, cardResultRewrite: cardResultRewrite(ctx) });
-    await remotes.register(agentCardRoutes, { config: () => current });
-  });
+  // One card cache for both forms: a remote's card is fetched once whichever listener a caller uses.
+  const cardCache = new CardCache<ValidCard>();
+  await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth, cardCache });
   await app.register(notFoundRoutes);
+  for (const [name, listener] of listeners) {
+    await listener.register(remoteRoutes, { ctx, mount: listenerMount(name, initial.remotes.get(name)?.listen?.publicBaseUrl), callerAuth, cardCache });
+    await listener.register(notFoundRoutes, { sharedHints: false });
+  }
 
   const opsOptions = {
     config: () => current,
@@ -172,12 +192,19 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   return {
     app,
     ops,
+    listeners,
     metrics,
     config: () => current,
     async listen() {
       await app.listen({ host: current.server.host, port: current.server.port });
       if (ops) await ops.listen({ host: current.server.host, port: current.server.opsPort ?? 0 });
-      return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}) };
+      const remoteUrls: Record<string, string> = {};
+      for (const [name, listener] of listeners) {
+        const where = initial.remotes.get(name)?.listen;
+        await listener.listen({ host: where?.host ?? current.server.host, port: where?.port ?? 0 });
+        remoteUrls[name] = urlOf(listener);
+      }
+      return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}), remoteUrls };
     },
     reload(next) {
       // Build first: a missing credential throws here and the old config stays in force.

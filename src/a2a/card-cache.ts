@@ -4,6 +4,8 @@
  * TTL: the remote's own Cache-Control max-age, capped by the configured TTL.
  * Concurrent misses share one fetch; when a refresh fails, the last good card
  * is served for a bounded stale window instead of failing every caller.
+ * A card the remote forbids a shared cache to keep (no-store, no-cache,
+ * private) is fetched for each request and never served stale.
  */
 
 export const DEFAULT_CARD_TTL_MS = 300_000;
@@ -25,6 +27,10 @@ export interface FetchedCard<T> {
   readonly card: T;
   /** Freshness the remote asked for (Cache-Control); capped by ttlMs. */
   readonly maxAgeMs?: number | undefined;
+  /** False when the remote forbids a shared cache to keep the card: it is neither reused nor served stale. */
+  readonly store?: boolean | undefined;
+  /** Identifies the card's content; a refetched card with the same fingerprint keeps its `modifiedAt`. */
+  readonly fingerprint?: string | undefined;
 }
 
 export interface CachedCard<T> {
@@ -35,11 +41,15 @@ export interface CachedCard<T> {
   readonly stale: boolean;
   /** Freshness left when this was returned (0 when stale): what a caller may be told as max-age. */
   readonly remainingMs: number;
+  /** When this content was first fetched (clock of the cache): the card's Last-Modified. */
+  readonly modifiedAt: number;
 }
 
 interface Entry<T> {
   readonly card: T;
   readonly expiresAt: number;
+  readonly modifiedAt: number;
+  readonly fingerprint?: string | undefined;
 }
 
 export class CardCache<T = Record<string, unknown>> {
@@ -57,7 +67,7 @@ export class CardCache<T = Record<string, unknown>> {
   get(remote: string, fetcher: () => Promise<FetchedCard<T>>, policy: Partial<CardCachePolicy> = {}): Promise<CachedCard<T>> {
     const entry = this.#entries.get(remote);
     const now = this.#now();
-    if (entry && now < entry.expiresAt) return Promise.resolve({ ...entry, stale: false, remainingMs: entry.expiresAt - now });
+    if (entry && now < entry.expiresAt) return Promise.resolve(this.#view(entry, false, entry.expiresAt - now));
     const pending = this.#inflight.get(remote);
     if (pending) return pending;
     const load = this.#load(remote, fetcher, { ...this.#policy, ...policy });
@@ -80,15 +90,65 @@ export class CardCache<T = Record<string, unknown>> {
     try {
       const fetched = await fetcher();
       const ttl = Math.max(0, Math.min(fetched.maxAgeMs ?? policy.ttlMs, policy.ttlMs));
-      const entry: Entry<T> = { card: fetched.card, expiresAt: this.#now() + ttl };
-      this.#entries.set(remote, entry);
-      return { ...entry, stale: false, remainingMs: ttl };
+      const now = this.#now();
+      const last = this.#entries.get(remote);
+      const unchanged = last !== undefined && fetched.fingerprint !== undefined && last.fingerprint === fetched.fingerprint;
+      // A changed card is always newer by at least a second, the resolution of Last-Modified.
+      const modifiedAt = unchanged ? last.modifiedAt : last ? Math.max(now, last.modifiedAt + 1000) : now;
+      const entry: Entry<T> = { card: fetched.card, expiresAt: now + ttl, modifiedAt, fingerprint: fetched.fingerprint };
+      if (fetched.store === false) this.#entries.delete(remote);
+      else this.#entries.set(remote, entry);
+      return this.#view(entry, false, ttl);
     } catch (err) {
       const last = this.#entries.get(remote);
-      if (last && this.#now() <= last.expiresAt + policy.staleMs) return { ...last, stale: true, remainingMs: 0 };
+      if (last && this.#now() <= last.expiresAt + policy.staleMs) return this.#view(last, true, 0);
       throw err;
     }
   }
+
+  #view(entry: Entry<T>, stale: boolean, remainingMs: number): CachedCard<T> {
+    return { card: entry.card, expiresAt: entry.expiresAt, modifiedAt: entry.modifiedAt, stale, remainingMs };
+  }
+}
+
+/** The Cache-Control directives of a remote's card response that the gateway acts on. */
+export interface CacheDirectives {
+  readonly noStore: boolean;
+  readonly noCache: boolean;
+  readonly private: boolean;
+  /** `max-age` (what a private cache may use), in ms. */
+  readonly maxAgeMs?: number | undefined;
+  /** `s-maxage` (what a shared cache, like this gateway, uses before max-age), in ms. */
+  readonly sharedMaxAgeMs?: number | undefined;
+}
+
+/**
+ * Parses the directives the gateway acts on; unknown directives and malformed
+ * values are ignored, and a repeated directive is believed at its shortest
+ * lifetime. `no-cache="field"` and `private="field"` (qualified forms) are
+ * read as the whole response, the safe side.
+ */
+export function parseCacheControl(header: string | readonly string[] | undefined): CacheDirectives {
+  let noStore = false;
+  let noCache = false;
+  let isPrivate = false;
+  let maxAgeMs: number | undefined;
+  let sharedMaxAgeMs: number | undefined;
+  if (header === undefined) return { noStore, noCache, private: isPrivate };
+  for (const directive of (typeof header === 'string' ? header : header.join(',')).split(',')) {
+    const [rawName = '', ...rest] = directive.split('=');
+    const name = rawName.trim().toLowerCase();
+    if (name === 'no-store') noStore = true;
+    else if (name === 'no-cache') noCache = true;
+    else if (name === 'private') isPrivate = true;
+    if (name !== 'max-age' && name !== 's-maxage') continue;
+    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
+    if (!/^\d{1,10}$/.test(value)) continue;
+    const ms = Number(value) * 1000;
+    if (name === 'max-age') maxAgeMs = Math.min(maxAgeMs ?? ms, ms);
+    else sharedMaxAgeMs = Math.min(sharedMaxAgeMs ?? ms, ms);
+  }
+  return { noStore, noCache, private: isPrivate, maxAgeMs, sharedMaxAgeMs };
 }
 
 /**
@@ -97,21 +157,7 @@ export class CardCache<T = Record<string, unknown>> {
  * `no-store` and `no-cache` mean "do not reuse" (0). Malformed values are ignored.
  */
 export function parseMaxAge(header: string | readonly string[] | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const directives = (typeof header === 'string' ? header : header.join(',')).split(',');
-  let maxAge: number | undefined;
-  let sharedMaxAge: number | undefined;
-  for (const directive of directives) {
-    const [rawName = '', ...rest] = directive.split('=');
-    const name = rawName.trim().toLowerCase();
-    if (name === 'no-store' || name === 'no-cache') return 0;
-    if (name !== 'max-age' && name !== 's-maxage') continue;
-    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
-    if (!/^\d{1,10}$/.test(value)) continue;
-    const ms = Number(value) * 1000;
-    // A header repeating a directive is ambiguous: believe the shorter lifetime.
-    if (name === 'max-age') maxAge = Math.min(maxAge ?? ms, ms);
-    else sharedMaxAge = Math.min(sharedMaxAge ?? ms, ms);
-  }
-  return sharedMaxAge ?? maxAge;
+  const d = parseCacheControl(header);
+  if (d.noStore || d.noCache) return 0;
+  return d.sharedMaxAgeMs ?? d.maxAgeMs;
 }

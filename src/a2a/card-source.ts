@@ -4,12 +4,13 @@
  * Every failure is a CardFetchError with a gateway Reason and a
  * gateway-written detail.
  */
+import { createHash } from 'node:crypto';
 import sjson from 'secure-json-parse';
 import type { RemoteConfig } from '../config/schema.js';
 import { scanJson } from '../envelope/json-scan.js';
 import type { ProtocolGeneration } from './methods.js';
 import { CardFetchError, type FetchCard } from './card-fetch.js';
-import { parseMaxAge, type FetchedCard } from './card-cache.js';
+import { parseCacheControl, type CacheDirectives, type FetchedCard } from './card-cache.js';
 import { validateCard } from './card-validate.js';
 import { headerValue } from '../upstream/read-body.js';
 
@@ -17,6 +18,8 @@ import { headerValue } from '../upstream/read-body.js';
 export interface ValidCard {
   readonly generation: ProtocolGeneration;
   readonly card: Record<string, unknown>;
+  /** The remote's Cache-Control, whose meaning the served card keeps (no-store, no-cache, private). */
+  readonly cacheControl?: CacheDirectives;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -59,8 +62,22 @@ export async function loadRemoteCard(
   const parsed = parseCardBody(response.body, remote.limits.maxJsonDepth, httpStatus);
   const validated = validateCard(parsed);
   if (!validated.ok) throw new CardFetchError('INVALID_AGENT_CARD', { httpStatus, detail: validated.problem });
+  const cacheControl = parseCacheControl(headerValue(response.headers['cache-control']));
   return {
-    card: { generation: validated.generation, card: validated.card },
-    maxAgeMs: parseMaxAge(headerValue(response.headers['cache-control'])),
+    card: { generation: validated.generation, card: validated.card, cacheControl },
+    ...cardFreshness(cacheControl),
+    fingerprint: createHash('sha256').update(response.body).digest('base64url'),
   };
+}
+
+/**
+ * How the gateway may keep a card, from the remote's directives. The gateway is
+ * a shared cache (RFC 9111): it keeps nothing marked no-store, no-cache or
+ * private; `s-maxage` wins over `max-age` for what it keeps. A private card is
+ * still fresh for its own caller for `max-age`.
+ */
+export function cardFreshness(d: CacheDirectives): Pick<FetchedCard<unknown>, 'maxAgeMs' | 'store'> {
+  if (d.noStore || d.noCache) return { maxAgeMs: 0, store: false };
+  if (d.private) return { maxAgeMs: d.maxAgeMs, store: false };
+  return { maxAgeMs: d.sharedMaxAgeMs ?? d.maxAgeMs, store: true };
 }

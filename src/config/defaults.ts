@@ -16,6 +16,9 @@ export const builtinServer: ServerConfig = {
   trustProxy: false,
 };
 
+/** A remote's own listener binds loopback unless told otherwise, like the shared one. */
+export const builtinListenHost = '127.0.0.1';
+
 export const builtinTimeouts: Timeouts = {
   connectMs: 5_000,
   headersMs: 30_000,

@@ -8,7 +8,7 @@ import addFormatsImport from 'ajv-formats';
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml';
 import { ConfigError } from './errors.js';
 import { A2A_METHODS } from '../a2a/methods.js';
-import { builtinCircuitBreaker, builtinLimits, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
+import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
 import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig, type ResolvedTls } from './schema.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
@@ -59,6 +59,17 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
     })
     .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url must not contain credentials; use remotes.${name}.auth`);
   if (withUserinfo.length > 0) throw new ConfigError(withUserinfo.join('\n'), withUserinfo);
+  // Two remotes cannot own one port (0 = any free port never clashes).
+  const byPort = new Map<string, string>();
+  const clashes: string[] = [];
+  for (const [name, remote] of Object.entries(raw.remotes)) {
+    if (!remote.listen || remote.listen.port === 0) continue;
+    const key = `${remote.listen.host ?? builtinListenHost}:${remote.listen.port}`;
+    const other = byPort.get(key);
+    if (other !== undefined) clashes.push(`${where(doc, lines, source, ['remotes', name, 'listen', 'port'])}: remotes.${name}.listen ${key} is also remotes.${other}.listen`);
+    else byPort.set(key, name);
+  }
+  if (clashes.length > 0) throw new ConfigError(clashes.join('\n'), clashes);
   const resolved = resolve(raw);
   // One reply or event must fit in the gateway-wide buffer budget, or it could never succeed.
   const budget = resolved.server.maxBufferedBytes;
@@ -89,6 +100,15 @@ function resolve(file: ConfigFile): GatewayConfig {
       ...(remote.auth ? { auth: remote.auth } : {}),
       forwardHeaders: remote.forwardHeaders ?? defaults.forwardHeaders ?? builtinPolicy.forwardHeaders,
       methods: new Set(remote.methods ?? A2A_METHODS.keys()),
+      ...(remote.listen
+        ? {
+            listen: {
+              host: remote.listen.host ?? builtinListenHost,
+              port: remote.listen.port,
+              ...(remote.listen.publicBaseUrl !== undefined ? { publicBaseUrl: remote.listen.publicBaseUrl } : {}),
+            },
+          }
+        : {}),
       tls: resolveTls(name, remote.tls),
       timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },

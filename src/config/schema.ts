@@ -122,6 +122,18 @@ export const DefaultsSchema = Type.Partial(Type.Object(PolicyProperties, { addit
   additionalProperties: false,
 });
 
+/** A listener of the remote's own: the remote served at its root, as under /remotes/<name>/ on the shared one. */
+export const ListenSchema = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1, description: 'address of the remote’s own listener' })),
+    port: Type.Integer({ minimum: 0, maximum: 65535, description: 'port of the remote’s own listener (0 = any free port); needs a restart to change' }),
+    publicBaseUrl: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^https?://', description: 'this listener’s URL as callers see it; used in the remote’s rewritten card' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const RemoteSchema = Type.Object(
   {
     url: Type.String({ format: 'uri', pattern: '^https?://', description: 'the remote’s A2A JSON-RPC URL' }),
@@ -136,6 +148,7 @@ export const RemoteSchema = Type.Object(
         description: 'A2A methods callers may use on this remote (default: all)',
       }),
     ),
+    listen: Type.Optional(ListenSchema),
     ...Type.Partial(Type.Object(PolicyProperties)).properties,
   },
   { additionalProperties: false },
@@ -200,6 +213,11 @@ export type RateLimit = Static<typeof RateLimitSchema>;
 export type RateLimitStore = Static<typeof RateLimitStoreSchema>;
 export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
 export type RetryConfig = Static<typeof RetrySchema>;
+export interface ListenConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly publicBaseUrl?: string;
+}
 
 /** A remote after defaults are merged in: every policy key is present. */
 export interface RemoteConfig {
@@ -216,6 +234,8 @@ export interface RemoteConfig {
   readonly auth?: AuthConfig;
   readonly forwardHeaders: readonly string[];
   readonly methods: ReadonlySet<string>;
+  /** A listener of the remote's own (`remotes.<name>.listen`); read at start-up only. */
+  readonly listen?: ListenConfig;
   /** TLS options with files already read; handed to undici's connector as-is. */
   readonly tls: ResolvedTls;
   readonly timeouts: Readonly<Timeouts>;

@@ -49,7 +49,7 @@ export interface GatewayErrorSpec {
 
 /**
  * Every `reason` the gateway can emit. Keys are the stable enum values callers
- * see in `error.data[0].reason`.
+ * see in the `reason` of the ErrorInfo whose domain is `a2a-egress`.
  */
 export const gatewayErrors = {
   // --- the caller's request ---
@@ -61,6 +61,7 @@ export const gatewayErrors = {
   INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
   METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
   UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
+  UNSUPPORTED_CONTENT_TYPE: { code: Code.ContentTypeNotSupported, message: 'request Content-Type must be application/json' },
 
   // --- what the remote sent (A2A's InvalidAgentResponse) ---
   UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },
@@ -117,4 +118,27 @@ export type Reason = keyof typeof gatewayErrors;
 export const REMOTE_ERROR_REASON = 'REMOTE_ERROR';
 
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+/** Domain of the gateway's own ErrorInfo; callers find it by this domain, wherever it sits in `data`. */
 export const ERROR_DOMAIN = 'a2a-egress';
+/** Domain of the ErrorInfo A2A 1.0 defines for its own error codes (spec §9.5, §11.6). */
+export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
+
+/** The ErrorInfo `reason` A2A 1.0 gives each A2A-specific code; the standard JSON-RPC codes have none. */
+export const a2aErrorReasons: Readonly<Record<number, string>> = {
+  [Code.TaskNotFound]: 'TASK_NOT_FOUND',
+  [Code.TaskNotCancelable]: 'TASK_NOT_CANCELABLE',
+  [Code.PushNotificationNotSupported]: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  [Code.UnsupportedOperation]: 'UNSUPPORTED_OPERATION',
+  [Code.ContentTypeNotSupported]: 'CONTENT_TYPE_NOT_SUPPORTED',
+  [Code.InvalidAgentResponse]: 'INVALID_AGENT_RESPONSE',
+  [Code.ExtendedAgentCardNotConfigured]: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  [Code.ExtensionSupportRequired]: 'EXTENSION_SUPPORT_REQUIRED',
+  [Code.VersionNotSupported]: 'VERSION_NOT_SUPPORTED',
+};
+
+/**
+ * The A2A generation a caller speaks. It decides the shape of `error.data`:
+ * 1.0 callers find A2A's ErrorInfo first for A2A error codes; 0.3 has no
+ * ErrorInfo convention, so 0.3 callers get the gateway's ErrorInfo alone.
+ */
+export type CallerGeneration = '0.3' | '1.0';

@@ -3,10 +3,13 @@
  * gateway writes is made here, so the wire contract lives in one file.
  */
 import {
+  A2A_ERROR_DOMAIN,
   ERROR_DOMAIN,
   ERROR_INFO_TYPE,
   REMOTE_ERROR_REASON,
+  a2aErrorReasons,
   gatewayErrors,
+  type CallerGeneration,
   type Reason,
 } from './codes.js';
 
@@ -19,7 +22,15 @@ export interface ErrorInfo {
   metadata: Record<string, string>;
 }
 
-export type ErrorDetail = ErrorInfo | ({ '@type': string } & Record<string, unknown>);
+/** A2A 1.0's own ErrorInfo for an A2A-specific code (metadata only when there is some). */
+export interface A2aErrorInfo {
+  '@type': typeof ERROR_INFO_TYPE;
+  reason: string;
+  domain: typeof A2A_ERROR_DOMAIN;
+  metadata?: Record<string, string>;
+}
+
+export type ErrorDetail = ErrorInfo | A2aErrorInfo | ({ '@type': string } & Record<string, unknown>);
 
 export interface JsonRpcErrorObject {
   code: number;
@@ -33,6 +44,8 @@ export interface ErrorContext {
   readonly httpStatus?: number | undefined;
   /** Extra metadata values; ErrorInfo metadata values are always strings. */
   readonly metadata?: Readonly<Record<string, string | number | boolean>> | undefined;
+  /** The caller's A2A generation (default 1.0): 1.0 callers get A2A's ErrorInfo first for A2A codes. */
+  readonly caller?: CallerGeneration | undefined;
 }
 
 export function errorInfo(reason: string, ctx: ErrorContext): ErrorInfo {
@@ -43,12 +56,32 @@ export function errorInfo(reason: string, ctx: ErrorContext): ErrorInfo {
   return { '@type': ERROR_INFO_TYPE, reason, domain: ERROR_DOMAIN, metadata };
 }
 
+/**
+ * `error.data`, in one order for every error: for an A2A-specific code and a
+ * 1.0 caller, A2A's ErrorInfo first (where the spec and typed 1.0 clients look:
+ * the first ErrorInfo), then the gateway's; otherwise the gateway's alone.
+ * Kept remote details (keepRemoteErrorData) always come last.
+ */
+export function errorData(
+  code: number,
+  gateway: ErrorInfo,
+  caller: CallerGeneration | undefined,
+  a2aMetadata?: Readonly<Record<string, string>>,
+  remoteDetails: readonly ErrorDetail[] = [],
+): ErrorDetail[] {
+  const reason = a2aErrorReasons[code];
+  if (reason === undefined || caller === '0.3') return [gateway, ...remoteDetails];
+  const a2a: A2aErrorInfo = { '@type': ERROR_INFO_TYPE, reason, domain: A2A_ERROR_DOMAIN };
+  if (a2aMetadata && Object.keys(a2aMetadata).length > 0) a2a.metadata = { ...a2aMetadata };
+  return [a2a, gateway, ...remoteDetails];
+}
+
 /** An error the gateway itself decided on, from the catalogue. */
 export function gatewayError(reason: Reason, ctx: ErrorContext = {}, detail?: string): JsonRpcErrorObject {
   const spec = gatewayErrors[reason];
   // `detail` is always gateway-written text (e.g. "body is an array"), never remote bytes.
   const message = detail ? `${spec.message}: ${detail}` : spec.message;
-  return { code: spec.code, message, data: [errorInfo(reason, ctx)] };
+  return { code: spec.code, message, data: errorData(spec.code, errorInfo(reason, ctx), ctx.caller) };
 }
 
 /** A typed error the remote sent, already sanitized by the normalizer. */
@@ -57,8 +90,10 @@ export function remoteError(
   message: string,
   ctx: ErrorContext,
   remoteDetails: readonly ErrorDetail[] = [],
+  /** Metadata of the remote's own A2A ErrorInfo for this code, sanitized and bounded. */
+  a2aMetadata?: Readonly<Record<string, string>>,
 ): JsonRpcErrorObject {
-  return { code, message, data: [errorInfo(REMOTE_ERROR_REASON, ctx), ...remoteDetails] };
+  return { code, message, data: errorData(code, errorInfo(REMOTE_ERROR_REASON, ctx), ctx.caller, a2aMetadata, remoteDetails) };
 }
 
 /** Serializes an error envelope. `id` is always the caller's. */

@@ -5,7 +5,8 @@
  * serialized envelope out; no Fastify, no network, no clock.
  */
 import sjson from 'secure-json-parse';
-import { Code, standardMessages, type Reason } from './codes.js';
+import { isReservedErrorInfo, remoteA2aMetadata } from './a2a-error-info.js';
+import { Code, a2aErrorReasons, standardMessages, type CallerGeneration, type Reason } from './codes.js';
 import {
   gatewayError,
   remoteError,
@@ -23,19 +24,25 @@ export interface NormalizePolicy {
   readonly maxErrorMessageBytes: number;
   readonly maxJsonDepth: number;
   readonly keepRemoteErrorData: boolean;
+  /** The caller's A2A generation; decides the shape of error.data (see envelope.ts errorData). Default 1.0. */
+  readonly caller?: CallerGeneration;
 }
 
 /** The normalizer's view of a remote's config (unary replies and stream events alike). */
-export function normalizePolicyOf(remote: {
-  readonly name: string;
-  readonly keepRemoteErrorData: boolean;
-  readonly limits: { readonly maxErrorMessageBytes: number; readonly maxJsonDepth: number };
-}): NormalizePolicy {
+export function normalizePolicyOf(
+  remote: {
+    readonly name: string;
+    readonly keepRemoteErrorData: boolean;
+    readonly limits: { readonly maxErrorMessageBytes: number; readonly maxJsonDepth: number };
+  },
+  caller: CallerGeneration = '1.0',
+): NormalizePolicy {
   return {
     remote: remote.name,
     maxErrorMessageBytes: remote.limits.maxErrorMessageBytes,
     maxJsonDepth: remote.limits.maxJsonDepth,
     keepRemoteErrorData: remote.keepRemoteErrorData,
+    caller,
   };
 }
 
@@ -58,7 +65,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Normalizes a complete (already size-capped and decoded) unary reply. */
 export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy: NormalizePolicy): Normalized {
   const ok = reply.status >= 200 && reply.status < 300;
-  const ctx = { remote: policy.remote, httpStatus: reply.status };
+  const ctx = { remote: policy.remote, httpStatus: reply.status, caller: policy.caller };
   const httpError = (): Normalized => fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${reply.status}`);
 
   // Decide "is this JSON at all" on the raw bytes first: random garbage is a
@@ -86,7 +93,7 @@ export function normalizeJsonText(
   httpStatus = 200,
 ): Normalized {
   const ok = httpStatus >= 200 && httpStatus < 300;
-  const ctx = { remote: policy.remote, httpStatus };
+  const ctx = { remote: policy.remote, httpStatus, caller: policy.caller };
   const scan = scanJson(text, policy.maxJsonDepth);
   if (scan.problem === 'too-deep') return fail(callerId, 'JSON_TOO_DEEP', ctx, `deeper than ${policy.maxJsonDepth} levels`);
 
@@ -125,7 +132,12 @@ export function normalizeJsonText(
 export function fail(
   callerId: JsonRpcId,
   reason: Reason,
-  ctx: { remote?: string | undefined; httpStatus?: number | undefined; metadata?: Record<string, string | number | boolean> },
+  ctx: {
+    remote?: string | undefined;
+    httpStatus?: number | undefined;
+    metadata?: Record<string, string | number | boolean>;
+    caller?: CallerGeneration | undefined;
+  },
   detail?: string,
 ): Normalized {
   return { json: serializeError(callerId, gatewayError(reason, ctx, detail)), outcome: reason };
@@ -135,7 +147,7 @@ function normalizeRemoteError(
   error: unknown,
   callerId: JsonRpcId,
   policy: NormalizePolicy,
-  ctx: { remote: string; httpStatus: number },
+  ctx: { remote: string; httpStatus: number; caller?: CallerGeneration | undefined },
 ): Normalized {
   if (typeof error === 'string') {
     const message = boundedMessage(error, Code.InternalError, policy);
@@ -151,18 +163,22 @@ function normalizeRemoteError(
   const text = boundedMessage(typeof message === 'string' ? message : '', finalCode, policy);
   const details = policy.keepRemoteErrorData ? keepTypedDetails(data, policy.maxErrorMessageBytes) : [];
   const metadata = typed ? undefined : { remoteCode: 'missing' };
-  return remote(callerId, finalCode, text, { ...ctx, ...(metadata ? { metadata } : {}) }, details);
+  // A2A's own ErrorInfo for this code: the remote's metadata carries over (1.0 callers only; see errorData).
+  const a2aReason = a2aErrorReasons[finalCode];
+  const a2aMetadata = a2aReason !== undefined && policy.caller !== '0.3' ? remoteA2aMetadata(data, a2aReason, policy.maxErrorMessageBytes) : undefined;
+  return remote(callerId, finalCode, text, { ...ctx, ...(metadata ? { metadata } : {}) }, details, a2aMetadata);
 }
 
 function remote(
   callerId: JsonRpcId,
   code: number,
   message: { text: string; truncated: boolean },
-  ctx: { remote: string; httpStatus: number; metadata?: Record<string, string> },
+  ctx: { remote: string; httpStatus: number; metadata?: Record<string, string>; caller?: CallerGeneration | undefined },
   details: ErrorDetail[] = [],
+  a2aMetadata?: Record<string, string>,
 ): Normalized {
   const metadata = message.truncated ? { ...ctx.metadata, messageTruncated: 'true' } : ctx.metadata;
-  const err: JsonRpcErrorObject = remoteError(code, message.text, { ...ctx, metadata }, details);
+  const err: JsonRpcErrorObject = remoteError(code, message.text, { ...ctx, metadata }, details, a2aMetadata);
   return { json: serializeError(callerId, err), outcome: 'REMOTE_ERROR' };
 }
 
@@ -184,6 +200,8 @@ function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
     if (typeof (item as { '@type'?: unknown })['@type'] !== 'string') continue;
     const cleaned = sanitizeDeep(item, maxTextBytes, 0) as ErrorDetail;
+    // ErrorInfos in the gateway's or A2A's domain are written by the gateway itself, never passed on.
+    if (isReservedErrorInfo(cleaned)) continue;
     const size = JSON.stringify(cleaned).length;
     if (size > budget) break;
     budget -= size;

@@ -35,11 +35,12 @@ export function checkCallerRequest(raw: Buffer, maxBytes: number): CallerRequest
     return { ok: false, reason: 'INVALID_REQUEST', id: null, detail: 'body is not an object' };
   }
   const req = value as Record<string, unknown>;
-  const id = validId(req.id);
+  // A2A defines no notifications: every A2A method has a response, so a request without an id is
+  // answered like one with "id": null (as the A2A SDK servers answer it) and forwarded unchanged,
+  // never left unanswered as JSON-RPC would for a notification.
+  const id = Object.hasOwn(req, 'id') ? validId(req.id) : null;
   const bad = (detail: string): CallerRequestCheck => ({ ok: false, reason: 'INVALID_REQUEST', id: id ?? null, detail });
   if (req.jsonrpc !== '2.0') return bad('"jsonrpc" must be "2.0"');
-  // A2A has no notifications: every call expects an answer, so an id is required.
-  if (!Object.hasOwn(req, 'id')) return bad('"id" is required');
   if (id === undefined) return bad('"id" must be a string, an integer or null');
   if (typeof req.method !== 'string' || req.method === '' || req.method.length > MAX_METHOD_LENGTH) {
     return bad('"method" must be a non-empty string');

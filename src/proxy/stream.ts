@@ -1,50 +1,53 @@
 /**
  * One streaming call (message/stream, tasks/resubscribe, SendStreamingMessage,
- * SubscribeToTask): admission, the upstream request, then the SSE relay owns
- * the caller's socket until the stream ends. The concurrency slot is held for
+ * SubscribeToTask): admission, the upstream request, then either the SSE
+ * relay (the remote started an event stream) or one JSON envelope (it did
+ * not: a JSON-RPC error before any event, an HTML page, or the gateway failed
+ * before the remote answered). The caller sees what a conformant server
+ * sends: a stream only once there is one. The concurrency slot is held for
  * the stream's whole life.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
+import type { CallerGeneration } from '../envelope/codes.js';
+import { fail, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
-import { relayStream, sendStreamFailure, type StreamOutcome } from '../stream/relay.js';
+import { isEventStream, relayStream } from '../stream/relay.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
-import { finishCall } from './reply.js';
+import { finishCall, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
+import { breakerVerdictOf, normalizeUpstreamReply } from './upstream-reply.js';
 import { sendUpstream, upstreamHeaders } from './upstream-request.js';
 
 export async function streamCall(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; path: string },
+  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; path: string; caller: CallerGeneration },
   log: CallLog,
   started: number,
 ): Promise<void> {
-  const { remote, runtime, call, path } = target;
-  // From here on the relay writes the raw response; Fastify must not answer too.
-  reply.hijack();
-  const out = reply.raw;
-  const baseHeaders = { 'x-request-id': request.id };
+  const { remote, runtime, call, path, caller } = target;
   const controller = new AbortController();
-  const abortUpstream = () => controller.abort(new CallAborted('CALLER_CLOSED'));
   const onCallerClose = () => {
-    if (!out.writableFinished) abortUpstream();
+    if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
   };
-  out.once('close', onCallerClose);
-  // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded.
+  reply.raw.once('close', onCallerClose);
+  // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded,
+  // and so is reading a body that is not a stream (the unary total deadline).
   const headersWait = Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs);
   const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), headersWait);
+  const totalDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
 
   let release: (() => void) | undefined;
-  let outcome: StreamOutcome;
-  const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
-  const relayOpts = { callerId: call.id, remote, out, headers: baseHeaders, shutdown: ctx.shutdown, checkResult };
+  const lease = ctx.budget.lease();
+  let normalized: Normalized | undefined;
+  let responseHeaders: Record<string, string> = {};
   ctx.metrics.openStreams.inc({ remote: remote.name });
   try {
     release = await runtime.admit(controller.signal);
@@ -58,39 +61,74 @@ export async function streamCall(
     clearTimeout(headersDeadline);
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
-    const body = res.body;
-    outcome = await relayStream(
-      { statusCode: res.statusCode, headers: res.headers, body },
-      {
-        ...relayOpts,
-        headers: { ...filterUpstreamResponseHeaders(res.headers), ...baseHeaders },
-        abortUpstream: () => body.destroy(),
-        buffer: ctx.budget.lease(),
-      },
-    );
-    if (res.statusCode >= 500) runtime.breaker.onFailure();
-    else runtime.breaker.onSuccess();
+    responseHeaders = filterUpstreamResponseHeaders(res.headers);
+    if (!isEventStream(res)) {
+      // No stream started upstream: the caller gets the one envelope, as from a unary call.
+      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller }, lease);
+      if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
+      else runtime.breaker.onSuccess();
+    } else {
+      clearTimeout(totalDeadline);
+      lease.release();
+      await relay(ctx, reply, res, { remote, call, caller }, responseHeaders, log);
+      if (res.statusCode >= 500) runtime.breaker.onFailure();
+      else runtime.breaker.onSuccess();
+    }
   } catch (err) {
-    clearTimeout(headersDeadline);
     if (err instanceof LimitError) {
-      const limited = limitReply(call.id, remote.name, err);
-      outcome = sendStreamFailure(err.reason, { ...relayOpts, headers: { ...limited.headers, ...baseHeaders } }, undefined, limited.metadata);
+      const limited = limitReply(call.id, remote.name, err, caller);
+      normalized = limited.normalized;
+      responseHeaders = limited.headers;
     } else {
       const reason = classifyTransportError(err);
       request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
       if (reason !== 'CALLER_CLOSED') runtime.breaker.onFailure();
-      outcome = sendStreamFailure(reason, relayOpts);
+      normalized = fail(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
-    out.off('close', onCallerClose);
+    clearTimeout(headersDeadline);
+    clearTimeout(totalDeadline);
+    reply.raw.off('close', onCallerClose);
     release?.();
+    lease.release();
     ctx.metrics.openStreams.dec({ remote: remote.name });
   }
+  if (normalized) return sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
+  finishCall(ctx, reply, log, started);
+}
+
+/** The remote started an event stream: the relay owns the caller's socket until it ends. */
+async function relay(
+  ctx: GatewayContext,
+  reply: FastifyReply,
+  res: Awaited<ReturnType<typeof sendUpstream>>,
+  target: { remote: RemoteConfig; call: CallerRequest; caller: CallerGeneration },
+  responseHeaders: Record<string, string>,
+  log: CallLog,
+): Promise<void> {
+  const { remote, call, caller } = target;
+  // From here on the relay writes the raw response; Fastify must not answer too.
+  reply.hijack();
+  const body = res.body;
+  const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
+  const outcome = await relayStream(
+    { statusCode: res.statusCode, headers: res.headers, body },
+    {
+      callerId: call.id,
+      remote,
+      caller,
+      out: reply.raw,
+      headers: { ...responseHeaders, 'x-request-id': reply.request.id },
+      shutdown: ctx.shutdown,
+      checkResult,
+      abortUpstream: () => body.destroy(),
+      buffer: ctx.budget.lease(),
+    },
+  );
   log.outcome = outcome.callerClosed && outcome.outcome === 'ok' ? 'CALLER_CLOSED' : outcome.outcome;
   log.events = outcome.events;
   log.bytesOut = outcome.bytesOut;
   ctx.metrics.streamEvents.inc({ remote: remote.name }, outcome.events);
-  finishCall(ctx, reply, log, started);
 }
 
 function problemOf(method: string, result: unknown): string | undefined {

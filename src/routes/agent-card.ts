@@ -1,18 +1,21 @@
 /**
- * GET /remotes/:name/.well-known/agent-card.json (and the 0.2-era agent.json):
- * the remote's card, validated, cached, and rewritten so that every
- * interface a caller finds points back at this gateway. Failures are small
- * problem+json bodies the gateway writes itself; no remote bytes or headers
- * are passed on.
+ * GET /remotes/:name/.well-known/agent-card.json (and the 0.2-era agent.json;
+ * at the root of a remote's own listener: /.well-known/...): the remote's
+ * card, validated, cached, and rewritten so that every interface a caller
+ * finds points back at this gateway, served with validators of its own
+ * (card-caching.ts). Failures are small problem+json bodies the gateway
+ * writes itself; no remote bytes or headers are passed on.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig, RemoteConfig, ServerConfig } from '../config/schema.js';
+import type { GatewayConfig } from '../config/schema.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
 import { CardCache, type CachedCard } from '../a2a/card-cache.js';
 import { CardFetchError, fetchCardWithUndici, type FetchCard } from '../a2a/card-fetch.js';
 import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
 import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { cardCacheControl, cardEtag, cardVary, notModified } from './card-caching.js';
+import { sharedMount, type RemoteMount } from './remote-mount.js';
 
 export type { FetchCard, FetchedCardResponse } from '../a2a/card-fetch.js';
 
@@ -23,6 +26,8 @@ export interface AgentCardRouteOptions {
   readonly fetchCard?: FetchCard;
   /** Shared cache (tests inject one with a fake clock); one per plugin instance otherwise. */
   readonly cache?: CardCache<ValidCard>;
+  /** Where the routes are mounted (default: /remotes/:name on the shared listener). */
+  readonly mount?: RemoteMount;
 }
 
 export interface ProblemBody {
@@ -35,27 +40,31 @@ export interface ProblemBody {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
-const CARD_PATHS = ['/remotes/:name/.well-known/agent-card.json', '/remotes/:name/.well-known/agent.json'];
+const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'];
 
 export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRouteOptions): Promise<void> {
   const config = typeof opts.config === 'function' ? opts.config : () => opts.config as GatewayConfig;
   const fetchCard = opts.fetchCard ?? fetchCardWithUndici;
   const cache = opts.cache ?? new CardCache<ValidCard>();
+  const mount = opts.mount ?? sharedMount;
   // The A2A schemas are compiled on the first card request (~150 ms once), not at start-up:
   // a gateway whose callers never ask for cards keeps ~12 MiB less resident.
-  const handler = (request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) =>
-    serveCard(request, reply, config(), fetchCard, cache);
-  for (const path of CARD_PATHS) app.get(path, handler);
+  const handler = (request: FastifyRequest, reply: FastifyReply) => serveCard(request, reply, config(), fetchCard, cache, mount);
+  for (const path of CARD_PATHS) app.get(`${mount.prefix}${path}`, handler);
 }
 
+/** When the gateway first served with a config: a reload may change a rewritten card without the remote changing it. */
+const configSeenAt = new WeakMap<GatewayConfig, number>();
+
 async function serveCard(
-  request: FastifyRequest<{ Params: { name: string } }>,
+  request: FastifyRequest,
   reply: FastifyReply,
   config: GatewayConfig,
   fetchCard: FetchCard,
   cache: CardCache<ValidCard>,
+  mount: RemoteMount,
 ): Promise<void> {
-  const remote = config.remotes.get(request.params.name);
+  const remote = config.remotes.get(mount.remoteName(request) ?? '');
   if (!remote) return sendProblem(reply, 404, 'UNKNOWN_REMOTE');
 
   let cached: CachedCard<ValidCard>;
@@ -78,7 +87,7 @@ async function serveCard(
   try {
     card = rewriteCard(cached.card.card, cached.card.generation, {
       remoteUrl: remote.url,
-      gatewayRemoteUrl: gatewayRemoteUrl(request, config.server, remote),
+      gatewayRemoteUrl: mount.baseUrl(request, config.server, remote),
       maxCardTextBytes: remote.limits.maxCardTextBytes,
     });
   } catch (err) {
@@ -86,12 +95,18 @@ async function serveCard(
     request.log.warn({ requestId: request.id, remote: remote.name, reason: err.reason }, 'agent card cannot be served');
     return sendProblem(reply, 502, err.reason, err.problem);
   }
-  await reply
-    .code(200)
-    .type(JSON_TYPE)
-    .header('cache-control', `max-age=${Math.floor(cached.remainingMs / 1000)}`)
-    .header('x-content-type-options', 'nosniff')
-    .send(JSON.stringify(card));
+  const body = JSON.stringify(card);
+  const etag = cardEtag(body);
+  if (!configSeenAt.has(config)) configSeenAt.set(config, Date.now());
+  const lastModified = Math.max(cached.modifiedAt, configSeenAt.get(config) ?? 0);
+  reply
+    .header('etag', etag)
+    .header('last-modified', new Date(lastModified).toUTCString())
+    .header('cache-control', cardCacheControl(cached.card.cacheControl, cached.remainingMs))
+    .header('vary', cardVary(config.server))
+    .header('x-content-type-options', 'nosniff');
+  if (notModified(request.headers, etag, lastModified)) return void (await reply.code(304).send());
+  await reply.code(200).type(JSON_TYPE).send(body);
 }
 
 const A2A_VERSION = /^\d{1,3}\.\d{1,3}$/;
@@ -128,37 +143,4 @@ function describeFailure(err: unknown): { reason: Reason; detail?: string | unde
 function sendProblem(reply: FastifyReply, status: number, reason: Reason, detail?: string): FastifyReply {
   const body: ProblemBody = { type: 'about:blank', title: gatewayErrors[reason].message, status, reason, ...(detail ? { detail } : {}) };
   return reply.code(status).type(PROBLEM_TYPE).header('cache-control', 'no-store').send(JSON.stringify(body));
-}
-
-// host[:port], a bracketed IPv6 literal, nothing else: a Host header goes into URLs callers follow.
-const HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.split(',')[0]?.trim();
-}
-
-/** Where callers reach the gateway: `server.publicBaseUrl`, else the request's own scheme and host. */
-export function publicBaseUrl(request: FastifyRequest, server: Readonly<ServerConfig>): string {
-  if (server.publicBaseUrl) return server.publicBaseUrl.replace(/\/+$/, '');
-  const headers = request.raw.headers;
-  const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;
-  let proto = encrypted ? 'https' : 'http';
-  let host = headers.host;
-  if (server.trustProxy) {
-    const forwardedProto = firstHeader(headers['x-forwarded-proto'])?.toLowerCase();
-    if (forwardedProto === 'http' || forwardedProto === 'https') proto = forwardedProto;
-    host = firstHeader(headers['x-forwarded-host']) ?? host;
-  }
-  if (host === undefined || !HOST.test(host)) {
-    const socket = request.raw.socket;
-    const address = socket.localAddress ?? '127.0.0.1';
-    host = `${address.includes(':') ? `[${address}]` : address}:${socket.localPort ?? server.port}`;
-  }
-  return `${proto}://${host}`;
-}
-
-/** `<base>/remotes/<name>/`, always with the trailing slash clients resolve relative paths against. */
-export function gatewayRemoteUrl(request: FastifyRequest, server: Readonly<ServerConfig>, remote: RemoteConfig): string {
-  return `${publicBaseUrl(request, server)}/remotes/${encodeURIComponent(remote.name)}/`;
 }

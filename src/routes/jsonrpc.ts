@@ -1,16 +1,18 @@
 /**
- * POST /remotes/:name[/sub/path] — the A2A JSON-RPC call path. Checks the
- * caller (auth, body, JSON-RPC shape, method allowlist, path), then hands the
- * call to the unary or the streaming proxy.
+ * POST /remotes/:name[/sub/path] (or POST /[sub/path] on a remote's own
+ * listener, see remote-mount.ts) — the A2A JSON-RPC call path. Checks the
+ * caller (auth, content type, body, JSON-RPC shape, method allowlist, path),
+ * then hands the call to the unary or the streaming proxy.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { methodInfo } from '../a2a/methods.js';
 import { LimitsSchema } from '../config/schema.js';
-import type { Reason } from '../envelope/codes.js';
+import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
 import { checkCallerRequest } from '../jsonrpc/caller-request.js';
+import { callerGeneration, isJsonContentType } from '../jsonrpc/caller-headers.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { sendEnvelope } from '../proxy/reply.js';
@@ -18,6 +20,7 @@ import { streamCall } from '../proxy/stream.js';
 import { unaryCall, type ResultRewrite } from '../proxy/unary.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { describeForLog } from '../upstream/errors.js';
+import { sharedMount, type RemoteMount } from './remote-mount.js';
 import { upstreamPath } from './remote-path.js';
 import { limitFor, readRequestBody } from './request-body.js';
 
@@ -26,26 +29,30 @@ const MAX_REQUEST_BYTES_CEILING = LimitsSchema.properties.maxRequestBytes.maximu
 
 export interface JsonRpcRouteOptions {
   readonly ctx: GatewayContext;
+  /** Where the routes are mounted (default: /remotes/:name on the shared listener). */
+  readonly mount?: RemoteMount;
   /** Applied to results of methods that return an agent card (the extended card). */
   readonly cardResultRewrite?: ResultRewrite;
 }
 
 export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOptions): Promise<void> {
   const { ctx } = opts;
+  const mount = opts.mount ?? sharedMount;
   const server = ctx.config().server;
 
   // The body stays raw bytes: the gateway validates it itself and forwards it unchanged.
   // The real bound is per remote, read from the config in force for each request.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { bodyLimit: MAX_REQUEST_BYTES_CEILING }, (request, payload, done) =>
-    readRequestBody(payload, limitFor(ctx.config(), request), done),
+    readRequestBody(payload, limitFor(ctx.config(), mount.remoteName(request)), done),
   );
 
   const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
-    const name = (request.params as { name?: string }).name;
+    const name = mount.remoteName(request);
     const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
     const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
-    sendEnvelope(ctx, reply, fail(null, reason, { remote }), log, performance.now(), headers, status);
+    const caller = callerGeneration(undefined, request.headers['a2a-version']);
+    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers, status);
   };
 
   if (server.maxEventLoopDelayMs > 0 || server.maxHeapUsedBytes > 0) {
@@ -63,9 +70,9 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     refuseEarly(request, reply, reason);
   });
 
-  const handler = (request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) => handleCall(request, reply, opts);
-  app.post('/remotes/:name', handler);
-  app.post('/remotes/:name/*', handler);
+  const handler = (request: FastifyRequest, reply: FastifyReply) => handleCall(request, reply, mount, opts);
+  app.post(mount.prefix === '' ? '/' : mount.prefix, handler);
+  app.post(`${mount.prefix}/*`, handler);
 }
 
 /**
@@ -82,39 +89,37 @@ export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
   };
 }
 
-async function handleCall(request: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply, opts: JsonRpcRouteOptions): Promise<void> {
+async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: RemoteMount, opts: JsonRpcRouteOptions): Promise<void> {
   const started = performance.now();
   const { ctx } = opts;
-  const name = request.params.name;
+  const name = mount.remoteName(request) ?? '';
   const remote = ctx.config().remotes.get(name);
   const runtime = ctx.runtime(name);
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: raw.length, bytesOut: 0 };
 
   const checked = checkCallerRequest(raw, remote?.limits.maxRequestBytes ?? raw.length);
+  const method = checked.ok ? checked.request.method : undefined;
+  const caller: CallerGeneration = callerGeneration(method, request.headers['a2a-version']);
   const refuse = (reason: Reason, id: JsonRpcId, detail?: string) =>
-    sendEnvelope(ctx, reply, fail(id, reason, { remote: remote?.name }, detail), log, started);
+    sendEnvelope(ctx, reply, fail(id, reason, { remote: remote?.name, caller }, detail), log, started);
 
   if (!remote || !runtime) return refuse('UNKNOWN_REMOTE', checked.ok ? checked.request.id : checked.id);
+  // As the SDK servers do: a Content-Type other than JSON is refused before the body is read as JSON
+  // (a missing one is let through), and the id is not looked for in a body that claims not to be JSON.
+  if (!isJsonContentType(request.headers['content-type'])) return refuse('UNSUPPORTED_CONTENT_TYPE', null);
   if (!checked.ok) return refuse(checked.reason, checked.id, checked.detail);
   const call = checked.request;
   log.method = call.method;
 
-  const suffix = suffixAfterRemote(request.raw.url ?? '', name);
+  const suffix = mount.suffix(request.raw.url ?? '', name);
   const path = suffix === undefined ? undefined : upstreamPath(remote.url, suffix);
   if (path === undefined) return refuse('INVALID_PATH', call.id);
   const info = methodInfo(call.method);
   if (!info || !remote.methods.has(call.method)) return refuse('METHOD_NOT_ALLOWED', call.id, info ? `"${call.method}"` : 'not an A2A method');
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse('EGRESS_DENIED', call.id);
 
-  const target = { remote, runtime, call, info, path };
+  const target = { remote, runtime, call, info, path, caller };
   if (info.streaming) return streamCall(ctx, request, reply, target, log, started);
   return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);
-}
-
-/** The raw text after `/remotes/<name>`; undefined for an absolute-form target (`POST http://host/...`). */
-function suffixAfterRemote(url: string, name: string): string | undefined {
-  const prefix = `/remotes/${name}`;
-  if (!url.startsWith(prefix)) return undefined;
-  return url.slice(prefix.length);
 }

@@ -5,7 +5,6 @@
  * the limit is buffered: a Content-Length over it is refused before reading,
  * and a chunked body is cut as soon as it crosses it.
  */
-import type { FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { GatewayConfig } from '../config/schema.js';
 
@@ -18,8 +17,7 @@ export class RequestTooLarge extends Error {
   }
 }
 
-export function limitFor(config: GatewayConfig, request: FastifyRequest): number {
-  const name = (request.params as { name?: string } | undefined)?.name;
+export function limitFor(config: GatewayConfig, name: string | undefined): number {
   const remote = name === undefined ? undefined : config.remotes.get(name);
   if (remote) return remote.limits.maxRequestBytes;
   // An unknown remote still gets its JSON-RPC error (with the caller's id when it fits).

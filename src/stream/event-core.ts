@@ -5,9 +5,9 @@
  * events lives here, so a test (or a fuzz loop) can drive it with any
  * chunking and check that the output is the same.
  */
-import type { Reason } from '../envelope/codes.js';
+import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail, normalizePolicyOf, normalizeReply } from '../envelope/normalize.js';
+import { fail, normalizePolicyOf } from '../envelope/normalize.js';
 import type { Limits, RemoteConfig } from '../config/schema.js';
 import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
 import { SseParser, type SseItem } from './sse-parser.js';
@@ -30,9 +30,11 @@ export interface CoreOptions {
   readonly httpStatus: number;
   /** See EventContext.checkResult. */
   readonly checkResult?: EventContext['checkResult'];
+  /** The caller's A2A generation (shape of error.data); default 1.0. */
+  readonly caller?: CallerGeneration | undefined;
 }
 
-/** What relay.ts drives; both the SSE core and the plain-body core have this shape. */
+/** What relay.ts drives. */
 export interface RelayCore {
   readonly finished: boolean;
   /** How the stream ended so far: 'ok' until an error event is produced. */
@@ -58,7 +60,7 @@ abstract class CoreBase implements RelayCore {
   protected readonly ctx: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: normalizePolicyOf(opts.remote), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
+    this.ctx = { callerId: opts.callerId, policy: normalizePolicyOf(opts.remote, opts.caller), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
   }
 
   abstract push(chunk: Buffer): OutputEvent[];
@@ -67,7 +69,7 @@ abstract class CoreBase implements RelayCore {
 
   stop(reason: Reason, detail?: string): OutputEvent[] {
     if (this.finished) return [];
-    const ctx = { remote: this.ctx.policy.remote, httpStatus: this.ctx.httpStatus };
+    const ctx = { remote: this.ctx.policy.remote, httpStatus: this.ctx.httpStatus, caller: this.ctx.policy.caller };
     return [this.finish(toOutput(fail(this.ctx.callerId, reason, ctx, detail).json, reason, true))];
   }
 
@@ -137,38 +139,5 @@ export class EventRelayCore extends CoreBase {
     const event = toOutput(n.json, n.outcome, n.final);
     out.push(n.final ? this.finish(event) : event);
     return !n.final;
-  }
-}
-
-/**
- * An upstream that answered a streaming call with something other than an
- * event stream (a JSON error, an HTML page, any non-2xx): read it with the
- * unary cap and send what the unary normalizer makes of it as the one event.
- */
-export class ReplyBodyCore extends CoreBase {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-
-  push(chunk: Buffer): OutputEvent[] {
-    if (this.finished) return [];
-    this.size += chunk.length;
-    if (this.size > this.opts.remote.limits.maxResponseBytes) {
-      this.chunks.length = 0;
-      return this.stop('RESPONSE_TOO_LARGE', `more than ${this.opts.remote.limits.maxResponseBytes} bytes`);
-    }
-    this.chunks.push(chunk);
-    return [];
-  }
-
-  end(): OutputEvent[] {
-    if (this.finished) return [];
-    const body = Buffer.concat(this.chunks);
-    this.chunks.length = 0;
-    const n = normalizeReply({ status: this.opts.httpStatus, body }, this.opts.callerId, this.ctx.policy);
-    return [this.finish(toOutput(n.json, n.outcome, true))];
-  }
-
-  broken(): OutputEvent[] {
-    return this.stop('TRUNCATED_RESPONSE');
   }
 }

@@ -80,6 +80,7 @@ function invalidEvent(ctx: EventContext, index: number, cause: Reason): Normaliz
     remote: ctx.policy.remote,
     httpStatus: ctx.httpStatus,
     metadata: { cause, event: index },
+    caller: ctx.policy.caller,
   });
   return { json: n.json, outcome: n.outcome, final: true };
 }

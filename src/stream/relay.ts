@@ -3,17 +3,18 @@
  * the stream bounded in bytes, events and time. This file owns the sockets
  * and the clock; everything counted in bytes lives in ./event-core.ts.
  *
- * The caller always gets HTTP 200 text/event-stream; every ending the gateway
- * causes is one final error event, after which the relay ends the response
- * itself (never through pipeline(), which can drop that last event).
+ * It is started only for an upstream that answered with an event stream
+ * (proxy/stream.ts sends any other answer as one JSON envelope). The caller
+ * gets HTTP 200 text/event-stream; every ending the gateway causes is one
+ * final error event, after which the relay ends the response itself (never
+ * through pipeline(), which can drop that last event).
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { RemoteConfig } from '../config/schema.js';
-import type { Reason } from '../envelope/codes.js';
+import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail } from '../envelope/normalize.js';
-import { EventRelayCore, ReplyBodyCore, toOutput, type CoreOptions, type OutputEvent, type RelayCore } from './event-core.js';
+import { EventRelayCore, type CoreOptions, type OutputEvent, type RelayCore } from './event-core.js';
 import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from './sse-writer.js';
 
 export interface StreamUpstream {
@@ -26,6 +27,8 @@ export interface StreamUpstream {
 export interface StreamRelayOptions {
   callerId: JsonRpcId;
   remote: RemoteConfig;
+  /** The caller's A2A generation (shape of error.data); default 1.0. */
+  caller?: CallerGeneration;
   /** The caller's raw response, headers not yet sent: the relay writes 200 text/event-stream itself. */
   out: ServerResponse;
   /** Extra response headers the gateway sets (x-request-id, filtered a2a-version...). */
@@ -56,27 +59,6 @@ const noop = (): void => {};
 
 export function relayStream(upstream: StreamUpstream, opts: StreamRelayOptions): Promise<StreamOutcome> {
   return new Promise((resolve) => new StreamRelay(upstream, opts, resolve).start());
-}
-
-/** The upstream could not be reached at all: 200 text/event-stream with exactly one error event, then end. */
-export function sendStreamFailure(
-  reason: Reason,
-  opts: Omit<StreamRelayOptions, 'abortUpstream'>,
-  httpStatus?: number,
-  /** ErrorInfo metadata the caller should see, e.g. retryAfterMs for a limit. */
-  metadata?: Readonly<Record<string, string | number>>,
-): StreamOutcome {
-  const outcome: StreamOutcome = { outcome: reason, events: 0, bytesIn: 0, bytesOut: 0, callerClosed: true };
-  try {
-    if (!openEventStream(opts.out, opts.headers)) return outcome;
-    const json = fail(opts.callerId, reason, { remote: opts.remote.name, httpStatus, ...(metadata ? { metadata } : {}) }).json;
-    const written = writeText(opts.out, toOutput(json, reason, true).text);
-    opts.out.end();
-    return { ...outcome, events: written.bytes > 0 ? 1 : 0, bytesOut: written.bytes, callerClosed: written.bytes === 0 };
-  } catch {
-    opts.out.destroy();
-    return outcome;
-  }
 }
 
 export function isEventStream(upstream: Pick<StreamUpstream, 'statusCode' | 'headers'>): boolean {
@@ -120,9 +102,11 @@ class StreamRelay {
       out.on('close', this.onCallerClose);
       out.on('drain', this.onDrain);
 
-      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode, checkResult: this.opts.checkResult };
-      const core = isEventStream(this.up) ? new EventRelayCore(coreOptions) : new ReplyBodyCore(coreOptions);
+      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode, checkResult: this.opts.checkResult, caller: this.opts.caller };
+      const core = new EventRelayCore(coreOptions);
       this.core = core;
+      // Only event streams are relayed; anything else reaching here is a bug upstream of the relay, said once.
+      if (!isEventStream(this.up)) return this.emit(core.stop('INVALID_RESPONSE', 'not an event stream'));
       const encoding = headerValue(this.up.headers['content-encoding'])?.trim().toLowerCase();
       if (encoding && encoding !== 'identity') return this.emit(core.stop('UNSUPPORTED_ENCODING'));
       if (shutdown?.aborted) return this.emit(core.stop('GATEWAY_SHUTDOWN'));

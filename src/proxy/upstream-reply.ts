@@ -1,0 +1,57 @@
+/**
+ * One upstream answer read whole and normalized into the one envelope a
+ * caller gets: a unary call's reply, or the body a remote sent instead of an
+ * event stream (a JSON-RPC error to a streaming call, an HTML page...).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { RemoteConfig } from '../config/schema.js';
+import { checkResult } from '../a2a/result-validate.js';
+import type { CallerGeneration, Reason } from '../envelope/codes.js';
+import type { JsonRpcId } from '../envelope/envelope.js';
+import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import type { CallerRequest } from '../jsonrpc/caller-request.js';
+import { describeForLog } from '../upstream/errors.js';
+import { headerValue, readCappedBody, type ByteHold } from '../upstream/read-body.js';
+
+/** Failures where the request cannot have reached the remote's application. */
+export const RETRYABLE: ReadonlySet<Reason> = new Set(['UPSTREAM_REFUSED', 'UPSTREAM_CONNECT_TIMEOUT', 'UPSTREAM_DNS_FAILURE', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_RESET']);
+/** Outcomes that count against the remote's circuit breaker. */
+export const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE']);
+
+/** A second look at a successful result (e.g. rewriting an extended agent card); returns the envelope to send. */
+export type ResultRewrite = (result: unknown, call: { request: FastifyRequest; remote: RemoteConfig; callerId: JsonRpcId; caller: CallerGeneration }) => Normalized;
+
+export interface ReplyTarget {
+  readonly remote: RemoteConfig;
+  readonly call: CallerRequest;
+  readonly caller: CallerGeneration;
+}
+
+/** Reads the body with the unary cap (decoded), then normalizes, validates (validateResults) and rewrites it. */
+export async function normalizeUpstreamReply(
+  request: FastifyRequest,
+  res: Dispatcher.ResponseData,
+  target: ReplyTarget,
+  hold: ByteHold,
+  rewriteResult?: ResultRewrite,
+): Promise<Normalized> {
+  const { remote, call, caller } = target;
+  const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
+  if (!read.ok) {
+    if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
+    return fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
+  }
+  let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller));
+  if (normalized.outcome === 'ok' && remote.limits.validateResults) {
+    const check = checkResult(call.method, normalized.result);
+    if (!check.ok) normalized = fail(call.id, 'INVALID_RESULT', { remote: remote.name, httpStatus: 200, caller }, check.problem);
+  }
+  if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id, caller });
+  return normalized;
+}
+
+/** The breaker's verdict on an answered call. */
+export function breakerVerdictOf(statusCode: number, normalized: Normalized): 'success' | 'failure' {
+  return statusCode >= 500 || BREAKER_FAILURES.has(normalized.outcome) ? 'failure' : 'success';
+}

@@ -1,0 +1,31 @@
+/**
+ * Everything a caller can ask of one remote, mounted once per form (see
+ * remote-mount.ts): under /remotes/:name on the shared listener, and at the
+ * root of each remote's own listener. A binding added later registers here
+ * and so works on both forms at once.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { CardCache } from '../a2a/card-cache.js';
+import type { ValidCard } from '../a2a/card-source.js';
+import type { CallerCheck } from '../policy/caller-auth.js';
+import type { GatewayContext } from '../proxy/context.js';
+import { agentCardRoutes } from './agent-card.js';
+import { cardResultRewrite } from './extended-card.js';
+import { callerAuthHook, jsonRpcRoutes } from './jsonrpc.js';
+import type { RemoteMount } from './remote-mount.js';
+
+export interface RemoteRoutesOptions {
+  readonly ctx: GatewayContext;
+  readonly mount: RemoteMount;
+  /** `server.auth`: every route of every form checks the caller first. */
+  readonly callerAuth?: CallerCheck | undefined;
+  /** Shared by all forms, so a card is fetched once whichever listener a caller uses. */
+  readonly cardCache: CardCache<ValidCard>;
+}
+
+export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
+  const { ctx, mount } = opts;
+  if (opts.callerAuth) app.addHook('onRequest', callerAuthHook(ctx, opts.callerAuth));
+  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount) });
+  await app.register(agentCardRoutes, { config: () => ctx.config(), mount, cache: opts.cardCache });
+}
