@@ -3,6 +3,7 @@
  * the gateway) into table cells. Everything printed passes through
  * terminalSafe: the remote's bytes are shown, never obeyed.
  */
+import { findGatewayErrorInfo } from '../src/envelope/envelope.js';
 import type { Exchange } from './probe.js';
 import { clip, formatBytes, terminalSafe } from './table.js';
 
@@ -41,8 +42,9 @@ export function readGatewayReply(gw: Exchange, expectedId: string): GatewayView 
   const hasResult = Object.hasOwn(body, 'result');
   if (hasResult === Object.hasOwn(body, 'error')) return invalid('needs exactly one of result/error');
   if (hasResult) return { kind: 'result', resultKind: resultKind(body.result) };
-  const error = body.error as { code?: unknown; message?: unknown; data?: { reason?: unknown }[] };
-  const reason = Array.isArray(error.data) ? error.data[0]?.reason : undefined;
+  const error = body.error as { code?: unknown; message?: unknown; data?: unknown };
+  // The gateway's ErrorInfo is the one in its own domain (A2A's ErrorInfo comes first for A2A codes).
+  const reason = findGatewayErrorInfo(error.data)?.reason;
   if (typeof error.code !== 'number' || typeof error.message !== 'string' || typeof reason !== 'string') {
     return invalid('error lacks code, message or ErrorInfo reason');
   }

@@ -95,13 +95,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
           rows.map((r) => r.cells),
         ),
         "Via the gateway every reply is HTTP 200 application/json with the caller's id and exactly one",
-        'of result/error; error.data[0] is a google.rpc.ErrorInfo whose `reason` a program can branch on.',
+        'of result/error; error.data holds the gateway\'s google.rpc.ErrorInfo (domain a2a-egress), whose',
+        '`reason` a program can branch on (for A2A codes, A2A\'s own ErrorInfo comes first).',
         'Direct bytes are shown escaped here (\\r, \\e, \\u202e...); a terminal, a log or an LLM prompt',
         'would get them raw.',
         '',
         'By hand: `npm run sample-agent`, and in another terminal `npm start`, then',
         `  body='{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t1"}}'`,
-        '  curl -s localhost:8080/remotes/sample/html-502 -d "$body"',
+        '  curl -s localhost:8080/remotes/sample/html-502 -H "content-type: application/json" -d "$body"',
         '',
       ].join('\n');
       return { rows, text, ok: rows.every((r) => r.view.kind !== 'invalid') };

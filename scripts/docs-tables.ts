@@ -6,8 +6,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { builtinCircuitBreaker, builtinLimits, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
-import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
+import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
+import { CircuitBreakerSchema, LimitsSchema, ListenSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
 
@@ -56,6 +56,7 @@ export function configReference(): string {
     '| `remotes.<name>.methods` | list of A2A method names | all | methods callers may use; anything else is -32601 |',
     '| `remotes.<name>.auth` | `{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}` | none | credential the gateway adds to every upstream request |',
     ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
+    ...rows('remotes.<name>.listen.', ListenSchema as JsonSchemaLike, { host: builtinListenHost }),
     '| `allowPrivateNetwork` | boolean | false | let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses |',
     '| `keepRemoteErrorData` | boolean | false | pass up to 4 sanitized `@type` objects from a remote error’s `data` |',
     `| \`maxConnections\` | integer 1..10_000 | ${builtinPolicy.maxConnections} | sockets in the pool to this remote |`,

@@ -6,6 +6,7 @@
  * the caller's own generous deadline) is lost.
  */
 import { Agent, request } from 'undici';
+import { findGatewayErrorInfo } from '../src/envelope/envelope.js';
 
 export type Verdict =
   | { readonly kind: 'ok'; readonly outcome: string; readonly events: number }
@@ -74,10 +75,10 @@ export function checkEnvelope(text: string, id: string | number): EnvelopeVerdic
   const keys = Object.keys(e).sort().join();
   if (keys !== 'id,jsonrpc,result' && keys !== 'error,id,jsonrpc') return { kind: 'invalid', problem: `members ${keys}` };
   if (!('error' in e)) return { kind: 'ok', outcome: 'ok', isError: false };
-  const error = e.error as { code?: unknown; message?: unknown; data?: { reason?: unknown }[] } | null;
+  const error = e.error as { code?: unknown; message?: unknown; data?: unknown } | null;
   if (typeof error !== 'object' || error === null) return { kind: 'invalid', problem: 'error is not an object' };
   if (!Number.isSafeInteger(error.code) || typeof error.message !== 'string') return { kind: 'invalid', problem: 'error code/message' };
-  const reason = Array.isArray(error.data) ? error.data[0]?.reason : undefined;
+  const reason = findGatewayErrorInfo(error.data)?.reason;
   if (typeof reason !== 'string') return { kind: 'invalid', problem: 'no ErrorInfo reason' };
   return { kind: 'ok', outcome: reason, isError: true };
 }

@@ -96,6 +96,19 @@ export function remoteError(
   return { code, message, data: errorData(code, errorInfo(REMOTE_ERROR_REASON, ctx), ctx.caller, a2aMetadata, remoteDetails) };
 }
 
+/**
+ * The gateway's own ErrorInfo in an error's `data`, found by its domain
+ * (`a2a-egress`) wherever it sits: the way a program reads the gateway's
+ * `reason`. Undefined when there is none (a success, or another server's error).
+ */
+export function findGatewayErrorInfo(data: unknown): ErrorInfo | undefined {
+  if (!Array.isArray(data)) return undefined;
+  return data.find(
+    (item): item is ErrorInfo =>
+      typeof item === 'object' && item !== null && (item as ErrorInfo)['@type'] === ERROR_INFO_TYPE && (item as ErrorInfo).domain === ERROR_DOMAIN,
+  );
+}
+
 /** Serializes an error envelope. `id` is always the caller's. */
 export function serializeError(id: JsonRpcId, error: JsonRpcErrorObject): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;

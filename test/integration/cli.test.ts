@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { spawnGatewayCli, writeTempConfig } from '../support/gateway.js';
+import { gatewayInfoOf, spawnGatewayCli, writeTempConfig } from '../support/gateway.js';
 
 const goodConfig = `
 server: { host: 127.0.0.1, port: 8080, logLevel: info }
@@ -27,7 +27,7 @@ t.test('starts with --config and --port 0, answers a call, exits 0 on SIGTERM', 
   t.equal(res.statusCode, 200);
   t.equal(reply.id, 'cli-1');
   // Port 9 (discard) is closed on loopback: a typed transport error, not a crash.
-  t.equal(reply.error.data[0]?.reason, 'UPSTREAM_REFUSED');
+  t.equal(gatewayInfoOf(reply)?.reason, 'UPSTREAM_REFUSED');
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
 });

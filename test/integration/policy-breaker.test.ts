@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
-import { reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { gatewayInfoOf, reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
 
 const COOLDOWN_MS = 400;
 
@@ -68,7 +68,7 @@ t.test('3 failures open the circuit; calls fail fast without reaching the remote
   const refused = await call('flaky/ok', 'open-1');
   t.equal(reasonOf(refused), 'CIRCUIT_OPEN');
   t.equal(refused.json.id, 'open-1');
-  const retryAfterMs = Number(refused.json.error?.data[0]?.metadata.retryAfterMs);
+  const retryAfterMs = Number(gatewayInfoOf(refused)?.metadata.retryAfterMs);
   t.ok(retryAfterMs >= 1 && retryAfterMs <= COOLDOWN_MS, `retryAfterMs ${retryAfterMs} is the rest of the cooldown`);
   t.equal(upstream.requests.length, before, 'nothing reached the remote');
   t.equal(await circuitOf('flaky'), 'open', '/readyz?detail=1 shows open');

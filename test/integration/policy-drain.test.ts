@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
 import { rpc, rpcRequest, spawnGatewayCli, writeTempConfig } from '../support/gateway.js';
+import { reasonOfEvent } from '../support/sse-client.js';
 
 let sse: HostileUpstream;
 let slow: HeldUpstream;
@@ -59,7 +60,7 @@ remotes:
   t.ok(events.length >= 1, 'the stream carried an event before it ended');
   const last = JSON.parse(events.at(-1)!) as { id: unknown; error?: { data: { reason: string }[] } };
   t.equal(last.id, 'stream-1', 'the final event carries the caller’s id');
-  t.equal(last.error?.data[0]?.reason, 'GATEWAY_SHUTDOWN', 'the final event says the gateway is shutting down');
+  t.equal(reasonOfEvent(last), 'GATEWAY_SHUTDOWN', 'the final event says the gateway is shutting down');
 
   t.notOk(exited, 'the process waits for the in-flight unary call');
   slow.release();

@@ -9,7 +9,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
-import { reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { gatewayInfoOf, reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
 
 let upstream: HeldUpstream;
 let gw: RunningGateway;
@@ -79,7 +79,7 @@ t.test('concurrency: 2 in flight + 1 queued succeed; the 4th is OVERLOADED at on
   const fourth = await call('roomy/hold', 'd');
   t.equal(reasonOf(fourth), 'OVERLOADED', 'queue full → OVERLOADED');
   t.equal(fourth.json.id, 'd');
-  t.equal(fourth.json.error?.data[0]?.metadata.remote, 'roomy');
+  t.equal(gatewayInfoOf(fourth)?.metadata.remote, 'roomy');
   t.equal(settled, 0, 'answered while the three admitted calls are still held upstream');
   t.equal(upstream.requests.length, before, 'the refused call never reached the remote');
 
@@ -120,29 +120,28 @@ t.test('rate limit: a burst of 3 passes, the 4th is RATE_LIMITED with retryAfter
   t.equal(upstream.requests.length, before + 3, 'the refused call never reached the remote');
 
   const refused = limited[0]!;
-  const retryAfterMs = Number(refused.json.error?.data[0]?.metadata.retryAfterMs);
+  const retryAfterMs = Number(gatewayInfoOf(refused)?.metadata.retryAfterMs);
   t.ok(Number.isInteger(retryAfterMs) && retryAfterMs >= 1 && retryAfterMs <= 500, `retryAfterMs ${retryAfterMs} within one token's refill time`);
   t.equal(refused.headers['retry-after'], '1', 'Retry-After in whole seconds, rounded up');
-  t.equal(refused.json.error?.data[0]?.metadata.remote, 'rated');
+  t.equal(gatewayInfoOf(refused)?.metadata.remote, 'rated');
 
   await new Promise((r) => setTimeout(r, retryAfterMs + 20));
   const later = await call('rated/ok', 'later');
   t.ok(later.json.result, 'a token refilled: one call passes');
 });
 
-t.test('rate limit on a streaming call: one RATE_LIMITED event carrying retryAfterMs, as a unary call gets', async (t) => {
+t.test('rate limit on a streaming call: one RATE_LIMITED envelope (no stream started) carrying retryAfterMs, as a unary call gets', async (t) => {
   t.ok((await call('trickle/ok', 'first')).json.result, 'the one token is spent');
   const res = await request(`${gw.url}/remotes/trickle/ok`, {
     method: 'POST',
     body: JSON.stringify(rpcRequest('SendStreamingMessage', 'stream-1', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } })),
   });
-  const text = await res.body.text();
-  t.match(String(res.headers['content-type']), /^text\/event-stream/);
-  const events = text.split('\n\n').filter((b) => b.startsWith('data: ')).map((b) => JSON.parse(b.slice(6)) as { id: unknown; error: { data: { reason: string; metadata: Record<string, string> }[] } });
-  t.equal(events.length, 1, 'exactly one event');
-  t.equal(events[0]?.id, 'stream-1');
-  t.equal(events[0]?.error.data[0]?.reason, 'RATE_LIMITED');
-  const retryAfterMs = Number(events[0]?.error.data[0]?.metadata.retryAfterMs);
+  const reply = (await res.body.json()) as Record<string, unknown>;
+  t.match(String(res.headers['content-type']), /^application\/json/, 'refused before any stream: one JSON envelope');
+  t.equal(reply.id, 'stream-1');
+  const info = gatewayInfoOf(reply);
+  t.equal(info?.reason, 'RATE_LIMITED');
+  const retryAfterMs = Number(info?.metadata.retryAfterMs);
   t.ok(retryAfterMs > 0 && retryAfterMs <= 10_000, `retryAfterMs ${retryAfterMs} within one token's refill time`);
   t.equal(res.headers['retry-after'], String(Math.ceil(retryAfterMs / 1000)));
 });

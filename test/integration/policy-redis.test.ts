@@ -13,7 +13,7 @@ import { request } from 'undici';
 import { parseConfig } from '../../src/config/load.js';
 import { RedisClients, RedisTokenBucket, redactRedisUrl } from '../../src/policy/redis-bucket.js';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
-import { reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { gatewayInfoOf, reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
 
 const PASSWORD = 'redis-secret-pw';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -130,7 +130,7 @@ t.test('two gateways share one bucket: 3 calls pass across both, the 4th is RATE
   for (const reply of first) t.ok(reply.json.result, `call ${String(reply.json.id)} passed (burst not yet spent)`);
   const fourth = await call(gwB, 'b2');
   t.equal(reasonOf(fourth), 'RATE_LIMITED', 'the 4th call, on the other gateway, finds the shared bucket empty');
-  const retryAfterMs = Number(fourth.json.error?.data[0]?.metadata.retryAfterMs);
+  const retryAfterMs = Number(gatewayInfoOf(fourth)?.metadata.retryAfterMs);
   t.ok(Number.isInteger(retryAfterMs) && retryAfterMs >= 1 && retryAfterMs <= 1000, `retryAfterMs ${retryAfterMs} within one token's refill time`);
   t.equal(reasonOf(await call(gwA, 'a3')), 'RATE_LIMITED', 'and on the first gateway too');
   t.equal(upstream.requests.length, before + 3, 'refused calls never reached the remote');

@@ -1,8 +1,10 @@
 /**
- * Streaming through the real gateway: a streaming method is answered with
- * HTTP 200 text/event-stream whatever the remote does; every event is a
+ * Streaming through the real gateway: once the remote started an event
+ * stream, the caller gets HTTP 200 text/event-stream; every event is a
  * normalized envelope with the caller's id; every ending the gateway causes
- * is one final error event with a stable reason.
+ * is one final error event with a stable reason. When no stream started (the
+ * remote answered with one body, or could not be reached), the caller gets
+ * one application/json envelope, as a conformant server sends it.
  */
 import t, { type Test } from 'tap';
 import { Agent, request } from 'undici';
@@ -93,24 +95,56 @@ t.test('broken data after good events → the good events, then one INVALID_EVEN
   t.equal((reply.events[1]!.error as { code: number }).code, -32006);
 });
 
-t.test('a plain JSON-RPC error body to a stream call → exactly one error event with its code', async (t) => {
-  const reply = await stream('sse/sse-json-error');
-  assertStream(t, reply, 'sid-1');
-  t.equal(reply.events.length, 1);
-  t.equal((reply.events[0]!.error as { code: number }).code, -32004);
+/** A reply to a streaming call when no stream started: one JSON envelope, no event stream. */
+function assertJsonReply(t: Test, reply: SseReply, id: unknown): Record<string, unknown> {
+  t.equal(reply.status, 200);
+  t.match(String(reply.headers['content-type']), /^application\/json/, 'application/json, not an event stream');
+  t.same(reply.events, []);
+  const json = reply.json ?? {};
+  t.equal(json.jsonrpc, '2.0');
+  t.same(json.id, id, 'the caller id');
+  t.ok(json.error, 'an error');
+  for (const marker of Object.values(LEAK_MARKERS)) t.notOk(reply.raw.includes(marker));
+  t.notMatch(reply.raw, /<html/i, 'no remote HTML');
+  return json;
+}
+
+t.test('a plain JSON-RPC error body to a stream call → that one error as application/json, its code kept', async (t) => {
+  const json = assertJsonReply(t, await stream('sse/sse-json-error'), 'sid-1');
+  t.equal((json.error as { code: number }).code, -32004);
+  t.match((json.error as { data: unknown[] }).data[0], { reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' });
+  t.equal(reasonOfEvent(json), 'REMOTE_ERROR');
 });
 
-t.test('an HTML 502 to a stream call → one UPSTREAM_HTTP_ERROR event', async (t) => {
-  const reply = await stream('sse/html-502');
-  assertStream(t, reply, 'sid-1');
-  t.equal(reply.events.length, 1);
-  t.equal(reasonOfEvent(reply.events[0]), 'UPSTREAM_HTTP_ERROR');
+t.test('an HTML 502 to a stream call → one UPSTREAM_HTTP_ERROR envelope', async (t) => {
+  const json = assertJsonReply(t, await stream('sse/html-502'), 'sid-1');
+  t.equal(reasonOfEvent(json), 'UPSTREAM_HTTP_ERROR');
 });
 
-t.test('an unreachable remote → one transport error event', async (t) => {
-  const reply = await stream('down');
+t.test('a non-stream answer to a stream call is read with the unary bound: maxResponseBytes just under passes, just over is RESPONSE_TOO_LARGE', async (t) => {
+  const call = rpcRequest('SubscribeToTask', 'b', { id: 't' });
+  const direct = await request(`${upstream.url}/sse-json-error`, { method: 'POST', body: JSON.stringify(call), headers: { 'content-type': 'application/json' } });
+  const size = (await direct.body.arrayBuffer()).byteLength;
+  const bounded = await startGateway(
+    `remotes:\n  a: { url: '${upstream.url}/', allowPrivateNetwork: true, limits: { maxResponseBytes: ${size} } }\n  b: { url: '${upstream.url}/', allowPrivateNetwork: true, limits: { maxResponseBytes: ${size - 1} } }\n`,
+  );
+  t.teardown(() => bounded.close());
+  const under = await streamRpc(`${bounded.url}/remotes/a/sse-json-error`, call);
+  t.equal((assertJsonReply(t, under, 'b').error as { code: number }).code, -32004, 'exactly maxResponseBytes: the remote\'s error');
+  const over = await streamRpc(`${bounded.url}/remotes/b/sse-json-error`, call);
+  t.equal(reasonOfEvent(assertJsonReply(t, over, 'b')), 'RESPONSE_TOO_LARGE', 'one byte over');
+});
+
+t.test('an unreachable remote → one transport error envelope, no stream', async (t) => {
+  const json = assertJsonReply(t, await stream('down'), 'sid-1');
+  t.equal(reasonOfEvent(json), 'UPSTREAM_REFUSED');
+  t.equal((json.error as { code: number }).code, -32603);
+});
+
+t.test('a stream that started and then carries an error stays a stream: the error is its last event', async (t) => {
+  const reply = await stream('sse/sse-error-event');
   assertStream(t, reply, 'sid-1');
-  t.equal(reasonOfEvent(reply.events[0]), 'UPSTREAM_REFUSED');
+  t.ok(reply.events.length >= 2, 'events before the error');
 });
 
 t.test('an event just under maxEventBytes passes', async (t) => {

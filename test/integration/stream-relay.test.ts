@@ -9,7 +9,8 @@ import t, { type Test } from 'tap';
 import { Agent, request } from 'undici';
 import { parseConfig } from '../../src/config/load.js';
 import type { Limits, RemoteConfig, Timeouts } from '../../src/config/schema.js';
-import { relayStream, sendStreamFailure, type StreamOutcome } from '../../src/stream/relay.js';
+import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
+import { relayStream, type StreamOutcome } from '../../src/stream/relay.js';
 import { closeServer, listenOnLoopback, readBody, trackConnections } from '../support/servers.js';
 import { REMOTE_ID, eventsBody, sizedEvent, startSseUpstream, type SseUpstream } from '../support/sse-upstream.js';
 
@@ -65,7 +66,8 @@ async function startGateway(
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'accept-encoding': 'identity' },
       });
     } catch {
-      record(sendStreamFailure('UPSTREAM_REFUSED', base));
+      // Not this file's subject: a gateway answers an unreachable remote with one JSON envelope (stream-json-first.test.ts).
+      res.destroy();
       return;
     }
     record(await relayStream({ statusCode: up.statusCode, headers: up.headers, body: up.body }, { ...base, abortUpstream: () => controller.abort() }));
@@ -174,7 +176,7 @@ async function call(gw: Gateway, path: string) {
   return { status: caller.status, headers: caller.headers, events, comments, raw, outcome: await gw.nextOutcome() };
 }
 
-const reasons = (events: Array<Record<string, any>>) => events.map((e) => (e.error ? e.error.data[0].reason : 'ok'));
+const reasons = (events: Array<Record<string, any>>) => events.map((e) => (e.error ? findGatewayErrorInfo(e.error.data)?.reason : 'ok'));
 const allCallerIds = (t: Test, events: Array<Record<string, any>>) =>
   t.ok(events.every((e) => e.id === CALLER_ID && e.jsonrpc === '2.0'), "every event carries the caller's id");
 
@@ -280,28 +282,6 @@ t.test('maxStreamEvents: exactly the bound passes, one more ends the stream', as
   t.same(reasons(exact.events), ['ok', 'ok', 'ok']);
   const over = await call(await startGateway(t, { limits: { maxStreamEvents: 2 } }), '/events?n=3');
   t.same(reasons(over.events), ['ok', 'ok', 'STREAM_TOO_MANY_EVENTS']);
-});
-
-t.test('a JSON error body to a stream call: one event with the remote’s code, extra members dropped', async (t) => {
-  const r = await call(await startGateway(t), '/json-error');
-  t.equal(r.status, 200);
-  t.equal(r.events.length, 1);
-  t.same(Object.keys(r.events[0]?.error ?? {}).sort(), ['code', 'data', 'message']);
-  t.equal(r.events[0]?.error.code, -32004);
-  t.equal(r.events[0]?.error.message, 'Streaming is not supported');
-  allCallerIds(t, r.events);
-  t.equal(r.outcome.outcome, 'REMOTE_ERROR');
-});
-
-t.test('HTML 502: one UPSTREAM_HTTP_ERROR event without the HTML; over maxResponseBytes it is RESPONSE_TOO_LARGE', async (t) => {
-  const gw = await startGateway(t, { limits: { maxResponseBytes: 4096 } });
-  const r = await call(gw, '/html-502');
-  t.equal(r.status, 200);
-  t.same(reasons(r.events), ['UPSTREAM_HTTP_ERROR']);
-  t.equal(r.events[0]?.error.data[0].metadata.httpStatus, '502');
-  t.notMatch(r.raw, 'HTML-MARKER');
-  const big = await call(gw, '/html-502?pad=5000');
-  t.same(reasons(big.events), ['RESPONSE_TOO_LARGE']);
 });
 
 t.test('broken data mid-stream: the good events with the caller’s id, then one INVALID_EVENT', async (t) => {
@@ -419,16 +399,4 @@ t.test('gateway shutdown ends the stream with one GATEWAY_SHUTDOWN event', async
   const rest = (await caller.rest()).map(dataOf);
   t.equal(reasons(rest).at(-1), 'GATEWAY_SHUTDOWN');
   t.equal((await gw.nextOutcome()).outcome, 'GATEWAY_SHUTDOWN');
-});
-
-t.test('an unreachable upstream: sendStreamFailure answers one event and ends', async (t) => {
-  const closed = createServer();
-  const port = await listenOnLoopback(closed);
-  await new Promise((r) => closed.close(r));
-  const gw = await startGateway(t, { origin: `http://127.0.0.1:${port}` });
-  const r = await call(gw, '/events');
-  t.equal(r.status, 200);
-  t.same(reasons(r.events), ['UPSTREAM_REFUSED']);
-  allCallerIds(t, r.events);
-  t.equal(r.outcome.events, 1);
 });

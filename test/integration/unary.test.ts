@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import { LEAK_MARKERS } from '../support/hostile-cases.js';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
-import { reasonOf, rpc, rpcRequest, startGateway, type RpcReply, type RunningGateway } from '../support/gateway.js';
+import { gatewayInfoOf, reasonOf, rpc, rpcRequest, startGateway, type RpcReply, type RunningGateway } from '../support/gateway.js';
 
 const MAX_RESPONSE = 65_536;
 const MAX_REQUEST = 4_096;
@@ -56,7 +56,7 @@ function assertEnvelope(t: Test, reply: RpcReply, id: unknown): void {
   t.equal(Object.hasOwn(reply.json, 'result') !== Object.hasOwn(reply.json, 'error'), true, 'exactly one of result/error');
   for (const marker of Object.values(LEAK_MARKERS)) t.notOk(reply.text.includes(marker), `no ${marker}`);
   if (reply.json.error) {
-    const info = reply.json.error.data[0] as unknown as Record<string, unknown>;
+    const info = gatewayInfoOf(reply) as unknown as Record<string, unknown>;
     t.equal(info['@type'], 'type.googleapis.com/google.rpc.ErrorInfo');
     t.equal(info.domain, 'a2a-egress');
     t.ok(Buffer.byteLength(reply.json.error.message) <= 200, 'bounded message');
@@ -83,7 +83,7 @@ for (const [name, path, reason, status] of [
     assertEnvelope(t, reply, 'caller-1');
     t.equal(reply.json.error?.code, -32006);
     t.equal(reasonOf(reply), reason);
-    t.equal(reply.json.error?.data[0]?.metadata.httpStatus, status);
+    t.equal(gatewayInfoOf(reply)?.metadata.httpStatus, status);
     t.notOk(reply.headers.location, 'no Location header');
     t.notMatch(reply.text, /nginx|<html|TCPConnectWrap|169\.254/i, 'no body bytes');
   });
@@ -293,7 +293,6 @@ t.test('a JSON-RPC batch is refused', async (t) => {
 
 for (const [name, body, id] of [
   ['no jsonrpc member', { id: 5, method: 'GetTask' }, 5],
-  ['no id (a notification)', { jsonrpc: '2.0', method: 'GetTask' }, null],
   ['a fractional id', { jsonrpc: '2.0', id: 1.5, method: 'GetTask' }, null],
   ['an id past 2^53', { jsonrpc: '2.0', id: 2 ** 53 + 2, method: 'GetTask' }, null],
   ['method not a string', { jsonrpc: '2.0', id: 'm', method: 7 }, 'm'],
@@ -306,6 +305,64 @@ for (const [name, body, id] of [
     t.equal(reply.json.error?.code, -32600);
   });
 }
+
+t.test('a request without an id (A2A has no notifications) is forwarded unchanged and answered with id null', async (t) => {
+  const body = JSON.stringify({ jsonrpc: '2.0', method: 'GetTask', params: { id: 't1' } });
+  const reply = await rpc(`${gw.url}/remotes/hostile/ok`, body);
+  assertEnvelope(t, reply, null);
+  t.ok(reply.json.result, 'the remote\'s answer passes');
+  t.equal(upstream.requests.at(-1)!.body, body, 'the remote received the caller\'s bytes, still without an id');
+  const count = upstream.requests.length;
+  const unknown = await rpc(`${gw.url}/remotes/hostile/ok`, { jsonrpc: '2.0', method: 'message/ssend', params: {} });
+  assertEnvelope(t, unknown, null);
+  t.equal(unknown.json.error?.code, -32601, 'an unknown method is -32601 (as the SDK server answers), not -32600');
+  t.equal(upstream.requests.length, count);
+});
+
+// A2A 0.3 §3.2.1 and 1.0 §9.1: JSON-RPC requests are application/json; the SDK servers answer -32005 otherwise.
+for (const [contentType, accepted] of [
+  ['application/json', true],
+  ['application/json; charset=utf-8', true],
+  ['Application/JSON ;charset=UTF-8', true],
+  [undefined, true],
+  ['text/plain', false],
+  ['text/plain;charset=UTF-8', false],
+  ['application/a2a+json', false],
+  ['application/x-www-form-urlencoded', false],
+  ['application/jsonx', false],
+] as const) {
+  t.test(`Content-Type ${contentType ?? '(none)'} is ${accepted ? 'accepted' : 'refused with -32005, nothing sent'}`, async (t) => {
+    const count = upstream.requests.length;
+    const { request } = await import('undici');
+    const res = await request(`${gw.url}/remotes/hostile/ok`, {
+      method: 'POST',
+      body: JSON.stringify(rpcRequest('GetTask', 'ct1', { id: 't1' })),
+      headers: { 'a2a-version': '1.0', ...(contentType ? { 'content-type': contentType } : {}) },
+    });
+    const reply: RpcReply = { status: res.statusCode, headers: res.headers, text: await res.body.text(), json: {} as RpcReply['json'] };
+    Object.assign(reply, { json: JSON.parse(reply.text) });
+    if (accepted) {
+      assertEnvelope(t, reply, 'ct1');
+      t.ok(reply.json.result);
+      t.equal(upstream.requests.length, count + 1);
+      return;
+    }
+    assertEnvelope(t, reply, null);
+    t.equal(reply.json.error?.code, -32005);
+    t.equal(reasonOf(reply), 'UNSUPPORTED_CONTENT_TYPE');
+    t.match(reply.json.error?.data[0], { reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org' }, 'A2A\'s ErrorInfo first');
+    t.equal(upstream.requests.length, count, 'nothing reached the remote');
+  });
+}
+
+t.test('Content-Type text/plain with a body that is not JSON: -32005, as the SDK server answers (not -32700)', async (t) => {
+  const { request } = await import('undici');
+  const res = await request(`${gw.url}/remotes/hostile/ok`, { method: 'POST', body: "{'jsonrpc': '2.0', 'id': 1}", headers: { 'content-type': 'text/plain' } });
+  const json = (await res.body.json()) as { id: unknown; error: { code: number; data: unknown[] } };
+  t.equal(json.error.code, -32005);
+  t.equal(json.id, null);
+  t.equal(json.error.data.length, 1, 'no A2A-Version header: a 0.3 caller gets the gateway\'s ErrorInfo alone');
+});
 
 function paddedRequest(totalBytes: number): string {
   const empty = JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'SendMessage', params: { pad: '' } });

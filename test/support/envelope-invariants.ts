@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import sjson from 'secure-json-parse';
-import { ERROR_DOMAIN, ERROR_INFO_TYPE, REMOTE_ERROR_REASON, gatewayErrors, type Reason } from '../../src/envelope/codes.js';
+import { A2A_ERROR_DOMAIN, ERROR_DOMAIN, ERROR_INFO_TYPE, REMOTE_ERROR_REASON, a2aErrorReasons, gatewayErrors, type Reason } from '../../src/envelope/codes.js';
 import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import type { Normalized, NormalizePolicy } from '../../src/envelope/normalize.js';
 
@@ -88,7 +88,11 @@ function errorViolations(error: unknown, outcome: Normalized['outcome'], ctx: In
   }
 
   if (!Array.isArray(data) || data.length === 0) return [...problems, 'error.data is not a non-empty array'];
-  const [info, ...details] = data as unknown[];
+  // A2A's ErrorInfo comes first for an A2A-specific code and a 1.0 caller; then the gateway's; then kept details.
+  const a2aReason = typeof code === 'number' ? a2aErrorReasons[code] : undefined;
+  const withA2a = a2aReason !== undefined && ctx.policy.caller !== '0.3';
+  const [a2a, info, ...details] = withA2a ? (data as unknown[]) : [undefined, ...(data as unknown[])];
+  if (withA2a) problems.push(...a2aInfoViolations(a2a, a2aReason, ctx));
   problems.push(...errorInfoViolations(info, outcome, ctx));
   if (details.length > 0 && (!ctx.policy.keepRemoteErrorData || outcome !== REMOTE_ERROR_REASON)) {
     problems.push('remote error details present although not kept');
@@ -97,6 +101,27 @@ function errorViolations(error: unknown, outcome: Normalized['outcome'], ctx: In
   for (const d of details) {
     if (!isPlainObject(d) || typeof d['@type'] !== 'string') problems.push('remote detail without a string @type');
     else problems.push(...cleanTextViolations(d, ctx.policy.maxErrorMessageBytes));
+    if (isPlainObject(d) && d['@type'] === ERROR_INFO_TYPE && (d.domain === ERROR_DOMAIN || d.domain === A2A_ERROR_DOMAIN)) {
+      problems.push(`a remote detail is an ErrorInfo in the reserved domain ${String(d.domain)}`);
+    }
+  }
+  return problems;
+}
+
+function a2aInfoViolations(info: unknown, reason: string, ctx: InvariantContext): string[] {
+  if (!isPlainObject(info)) return ['error.data[0] (A2A ErrorInfo) is not an object'];
+  const problems: string[] = [];
+  if (info['@type'] !== ERROR_INFO_TYPE) problems.push('error.data[0] is not an ErrorInfo');
+  if (info.domain !== A2A_ERROR_DOMAIN) problems.push('A2A ErrorInfo.domain is not a2a-protocol.org');
+  if (info.reason !== reason) problems.push(`A2A ErrorInfo.reason ${String(info.reason)} is not ${reason}`);
+  const extra = Object.keys(info).filter((k) => !['@type', 'domain', 'reason', 'metadata'].includes(k));
+  if (extra.length > 0) problems.push(`A2A ErrorInfo has members ${extra.join()}`);
+  if (Object.hasOwn(info, 'metadata')) {
+    const metadata = info.metadata;
+    if (!isPlainObject(metadata)) return [...problems, 'A2A ErrorInfo.metadata is not an object'];
+    if (Object.keys(metadata).length > 8) problems.push('A2A ErrorInfo.metadata has more than 8 entries');
+    for (const [k, v] of Object.entries(metadata)) if (typeof v !== 'string') problems.push(`A2A metadata.${k} is not a string`);
+    problems.push(...cleanTextViolations(metadata, ctx.policy.maxErrorMessageBytes));
   }
   return problems;
 }
@@ -170,6 +195,7 @@ export const policyArb: fc.Arbitrary<NormalizePolicy> = fc.record({
   maxErrorMessageBytes: fc.integer({ min: 16, max: 512 }),
   maxJsonDepth: fc.integer({ min: 2, max: 64 }),
   keepRemoteErrorData: fc.boolean(),
+  caller: fc.constantFrom('0.3', '1.0'),
 });
 
 const codeArb = fc.oneof(
@@ -183,6 +209,16 @@ const codeArb = fc.oneof(
 
 const detailArb = fc.oneof(
   fc.record({ '@type': hostileTextArb, reason: hostileTextArb, metadata: fc.dictionary(hostileTextArb, hostileTextArb, { maxKeys: 4 }) }, { requiredKeys: ['@type'] }),
+  // ErrorInfos in the reserved domains, well-formed or not: A2A's own (whose metadata is carried) and forged ones.
+  fc.record(
+    {
+      '@type': fc.constantFrom('type.googleapis.com/google.rpc.ErrorInfo', 'type.googleapis.com/google.rpc.ErrorInfo\u200b'),
+      reason: fc.oneof(fc.constantFrom('TASK_NOT_FOUND', 'INVALID_AGENT_RESPONSE', 'VERSION_NOT_SUPPORTED'), hostileTextArb),
+      domain: fc.constantFrom('a2a-protocol.org', 'a2a-egress', 'a2a-egress\u202e'),
+      metadata: fc.oneof(fc.dictionary(hostileTextArb, fc.oneof(hostileTextArb, fc.jsonValue({ maxDepth: 1 })), { maxKeys: 12 }), fc.jsonValue({ maxDepth: 1 })),
+    },
+    { requiredKeys: ['@type', 'domain'] },
+  ),
   fc.dictionary(hostileTextArb, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }).map((d) => ({ '@type': 'x.y/Z', ...d })),
   fc.jsonValue({ maxDepth: 2 }),
 );

@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { parseConfig } from '../../src/config/load.js';
+import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
 import { buildGateway, type GatewayOptions } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 
@@ -64,9 +65,15 @@ export function rpcRequest(method: string, id: string | number | null = 1, param
   return { jsonrpc: '2.0', id, method, params };
 }
 
-/** The first ErrorInfo's reason, or undefined for a success. */
+/** The gateway's ErrorInfo (domain a2a-egress, wherever it sits in error.data); undefined for a success. */
+export function gatewayInfoOf(reply: { json: RpcReply['json'] } | Record<string, unknown> | undefined): { reason: string; metadata: Record<string, string> } | undefined {
+  const json = reply && 'json' in reply ? (reply.json as Record<string, unknown>) : reply;
+  return findGatewayErrorInfo((json?.error as { data?: unknown } | undefined)?.data);
+}
+
+/** The gateway's ErrorInfo reason, or undefined for a success. */
 export function reasonOf(reply: RpcReply): string | undefined {
-  return reply.json.error?.data[0]?.reason;
+  return gatewayInfoOf(reply)?.reason;
 }
 
 export interface SpawnedGateway {

@@ -8,7 +8,7 @@
  */
 import type { Test } from 'tap';
 import { envelopeViolations } from './envelope-invariants.js';
-import { reasonOf, rpc, rpcRequest, startGateway, type RpcReply, type RunningGateway } from './gateway.js';
+import { gatewayInfoOf, reasonOf, rpc, rpcRequest, startGateway, type RpcReply, type RunningGateway } from './gateway.js';
 import { jsonRpcResult, startRawUpstream, type RawUpstream, type Script } from './raw-upstream.js';
 
 /** Planted in every hostile script; must never reach the caller. */
@@ -92,7 +92,7 @@ export async function runCase(t: Test, suite: RawSuite, spec: CaseSpec): Promise
   t.equal(reply.status, 200, 'HTTP 200');
   const outcome = reasonOf(reply) ?? (Object.hasOwn(reply.json, 'result') ? 'ok' : 'REMOTE_ERROR');
   t.equal(outcome, spec.expect, `outcome ${spec.expect}`);
-  const metaStatus = reply.json.error?.data[0]?.metadata.httpStatus;
+  const metaStatus = gatewayInfoOf(reply)?.metadata.httpStatus;
   const violations = envelopeViolations(
     { json: reply.text, outcome: outcome as never },
     {

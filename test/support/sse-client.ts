@@ -3,6 +3,7 @@
  * and comments, each event's data parsed as JSON.
  */
 import { request } from 'undici';
+import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
 
 export interface SseReply {
   readonly status: number;
@@ -11,6 +12,8 @@ export interface SseReply {
   readonly comments: string[];
   /** Each event's data parsed as JSON (a parse failure is a test failure: the gateway must never send one). */
   readonly events: Record<string, unknown>[];
+  /** The one JSON-RPC envelope, when no stream started (the reply is application/json, not an event stream). */
+  readonly json?: Record<string, unknown>;
 }
 
 export function parseSse(raw: string): { comments: string[]; events: Record<string, unknown>[] } {
@@ -36,8 +39,12 @@ export async function streamRpc(url: string, body: unknown, headers: Record<stri
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
   });
   const raw = await res.body.text();
+  if (String(res.headers['content-type']).startsWith('application/json')) {
+    return { status: res.statusCode, headers: res.headers, raw, comments: [], events: [], json: JSON.parse(raw) as Record<string, unknown> };
+  }
   return { status: res.statusCode, headers: res.headers, raw, ...parseSse(raw) };
 }
 
+/** The gateway's ErrorInfo reason in an event (or a JSON reply), found by its domain. */
 export const reasonOfEvent = (event: Record<string, unknown> | undefined): string | undefined =>
-  (event?.error as { data?: { reason?: string }[] } | undefined)?.data?.[0]?.reason;
+  findGatewayErrorInfo((event?.error as { data?: unknown } | undefined)?.data)?.reason;

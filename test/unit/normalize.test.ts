@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ERROR_DOMAIN, ERROR_INFO_TYPE, gatewayErrors } from '../../src/envelope/codes.js';
-import type { JsonRpcId } from '../../src/envelope/envelope.js';
+import { A2A_ERROR_DOMAIN, ERROR_DOMAIN, ERROR_INFO_TYPE, a2aErrorReasons, gatewayErrors } from '../../src/envelope/codes.js';
+import { findGatewayErrorInfo, type JsonRpcId } from '../../src/envelope/envelope.js';
 import { fail, normalizeJsonText, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { assertEnvelope } from '../support/envelope-invariants.js';
 
@@ -22,7 +22,8 @@ function call(body: string | Buffer, opts: CallOptions = {}) {
   const out = normalizeReply({ status, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8') }, id, policy);
   assertEnvelope(out, { callerId: id, status, policy, forbidden: opts.forbidden ?? [] });
   const env = JSON.parse(out.json) as { id: JsonRpcId; result?: unknown; error?: { code: number; message: string; data: Array<Record<string, unknown>> } };
-  const info = env.error?.data[0] as { reason: string; metadata: Record<string, string> } | undefined;
+  // The gateway's ErrorInfo, found by its domain (A2A's comes first for A2A codes).
+  const info = findGatewayErrorInfo(env.error?.data) as { reason: string; metadata: Record<string, string> } | undefined;
   return { out, env, error: env.error, info };
 }
 
@@ -462,19 +463,77 @@ t.test('remote message truncation keeps remoteCode metadata', async (t) => {
 
 // ------------------------------------------------------------ the ErrorInfo contract
 
-t.test('error.data[0] is always an a2a-egress ErrorInfo with string remote and httpStatus', async (t) => {
+t.test('error.data: the gateway\'s ErrorInfo (string remote and httpStatus), after A2A\'s for A2A codes', async (t) => {
   const bodies: Array<[string, number]> = [
     ['<html>', 200], ['<html>', 503], ['', 200], ['{"error":{"code":-32001}}', 200], ['{"error":"boom"}', 418],
     ['[1]', 200], ['{"id":1e400,"result":1}', 200], ['{"result":{"__proto__":1}}', 200], ['{"result":1', 200],
   ];
   for (const [body, status] of bodies) {
-    const { error, out } = call(body, { status });
-    const info = error?.data[0];
-    t.equal(info?.['@type'], ERROR_INFO_TYPE, body);
-    t.equal(info?.domain, ERROR_DOMAIN, body);
-    t.equal(info?.reason, out.outcome, body);
-    t.same(info?.metadata, { remote: 'weather', httpStatus: String(status) }, body);
+    for (const caller of ['1.0', '0.3'] as const) {
+      const { error, out } = call(body, { status, policy: { caller } });
+      const a2aReason = a2aErrorReasons[error?.code ?? 0];
+      const first = caller === '1.0' && a2aReason !== undefined;
+      if (first) t.same(error?.data[0], { '@type': ERROR_INFO_TYPE, reason: a2aReason, domain: A2A_ERROR_DOMAIN }, `${body} ${caller}: A2A first`);
+      const info = error?.data[first ? 1 : 0];
+      t.equal(info?.['@type'], ERROR_INFO_TYPE, body);
+      t.equal(info?.domain, ERROR_DOMAIN, body);
+      t.equal(info?.reason, out.outcome, body);
+      t.same(info?.metadata, { remote: 'weather', httpStatus: String(status) }, body);
+      t.equal(error?.data.length, first ? 2 : 1, `${body} ${caller}: nothing else`);
+    }
   }
+});
+
+t.test('A2A codes: A2A\'s ErrorInfo comes first for 1.0 callers, synthesized from the code, never for 0.3 callers', async (t) => {
+  for (const [code, reason] of Object.entries(a2aErrorReasons)) {
+    const one = call(JSON.stringify({ error: { code: Number(code), message: 'm' } }));
+    t.same(one.error?.data.map((d) => [d.domain, d.reason]), [[A2A_ERROR_DOMAIN, reason], [ERROR_DOMAIN, 'REMOTE_ERROR']], reason);
+    const legacy = call(JSON.stringify({ error: { code: Number(code), message: 'm' } }), { policy: { caller: '0.3' } });
+    t.same(legacy.error?.data.map((d) => d.domain), [ERROR_DOMAIN], `${reason}: 0.3 callers get the gateway's alone`);
+  }
+  for (const code of [-32700, -32600, -32601, -32602, -32603, -32000, -32010, 1]) {
+    const other = call(JSON.stringify({ error: { code, message: 'm' } }));
+    t.same(other.error?.data.map((d) => d.domain), [ERROR_DOMAIN], `${code} is not an A2A-specific code`);
+  }
+  const gateway = fail(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200 });
+  t.same(JSON.parse(gateway.json).error.data.map((d: Record<string, string>) => d.reason), ['INVALID_AGENT_RESPONSE', 'INVALID_JSON'], 'the gateway\'s own -32006 too');
+  const gateway03 = fail(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200, caller: '0.3' });
+  t.same(JSON.parse(gateway03.json).error.data.map((d: Record<string, string>) => d.reason), ['INVALID_JSON']);
+});
+
+t.test('the remote\'s A2A ErrorInfo: its metadata carried over, sanitized and bounded, whatever keepRemoteErrorData says', async (t) => {
+  const a2aInfo = (metadata: unknown, reason = 'TASK_NOT_FOUND', domain = A2A_ERROR_DOMAIN) => ({ '@type': ERROR_INFO_TYPE, reason, domain, metadata });
+  const body = (data: unknown, code = -32001) => JSON.stringify({ error: { code, message: 'gone', data } });
+  const { error } = call(body([{ '@type': 'x/y' }, a2aInfo({ taskId: 't-1\u202e\u0000', n: 5, ok: true, obj: { a: 1 }, list: [1], nul: null })]));
+  t.same(error?.data[0], { '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_FOUND', domain: A2A_ERROR_DOMAIN, metadata: { taskId: 't-1', n: '5', ok: 'true' } });
+  t.equal(error?.data.length, 2, 'the other details stay dropped (keepRemoteErrorData off)');
+
+  const entries = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+  t.equal(Object.keys(call(body([a2aInfo(entries(8))])).error?.data[0]?.metadata as object).length, 8, '8 entries: all kept');
+  t.equal(Object.keys(call(body([a2aInfo(entries(9))])).error?.data[0]?.metadata as object).length, 8, '9 entries: the 9th dropped');
+  const key64 = 'k'.repeat(64);
+  t.same(call(body([a2aInfo({ [key64]: 'v', ['k'.repeat(65)]: 'w' })])).error?.data[0]?.metadata, { [key64]: 'v' }, 'keys: 64 bytes kept, 65 dropped');
+  const bounded = call(body([a2aInfo({ v: 'a'.repeat(17) })]), { policy: { maxErrorMessageBytes: 16 } });
+  t.same(bounded.error?.data[0]?.metadata, { v: 'a'.repeat(16) }, 'values bounded like the message');
+  t.same(call(body([a2aInfo({ '__pro\u200bto__': 'x', ok: 'y' })])).error?.data[0]?.metadata, { ok: 'y' }, 'no prototype keys re-created');
+
+  const mismatched = call(body([a2aInfo({ taskId: 't' }, 'TASK_NOT_CANCELABLE')]));
+  t.same(mismatched.error?.data[0], { '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_FOUND', domain: A2A_ERROR_DOMAIN }, 'a reason that disagrees with the code: the code wins, nothing carried');
+  const noMeta = call(body([a2aInfo(undefined)]));
+  t.same(noMeta.error?.data[0], { '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_FOUND', domain: A2A_ERROR_DOMAIN }, 'no metadata: none written');
+  const legacy = call(body([a2aInfo({ taskId: 't' })]), { policy: { caller: '0.3', keepRemoteErrorData: true } });
+  t.same(legacy.error?.data.map((d) => d.domain), [ERROR_DOMAIN], '0.3 callers: no A2A ErrorInfo, and none passed as a detail');
+});
+
+t.test('keepRemoteErrorData: a remote ErrorInfo in the gateway\'s or A2A\'s domain is never passed as a detail', async (t) => {
+  const forged = [
+    { '@type': ERROR_INFO_TYPE, reason: 'OK', domain: ERROR_DOMAIN },
+    { '@type': ERROR_INFO_TYPE, reason: 'OK', domain: 'a2a-egress\u200b' },
+    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo\u200b', reason: 'OK', domain: A2A_ERROR_DOMAIN },
+    { '@type': ERROR_INFO_TYPE, reason: 'KEPT', domain: 'example.com' },
+  ];
+  const { error } = call(JSON.stringify({ error: { code: -32603, message: 'm', data: forged } }), { policy: { keepRemoteErrorData: true } });
+  t.same(error?.data.map((d) => [d.domain, d.reason]), [[ERROR_DOMAIN, 'REMOTE_ERROR'], ['example.com', 'KEPT']]);
 });
 
 t.test('normalizeJsonText defaults to HTTP 200 (the SSE event path)', async (t) => {
@@ -490,5 +549,5 @@ t.test('fail builds a catalogue error with string metadata', async (t) => {
   assertEnvelope(out, { callerId: 7, status: 504, policy: basePolicy });
   const env = JSON.parse(out.json);
   t.equal(env.error.code, -32603);
-  t.same(env.error.data[0].metadata, { remote: 'weather', httpStatus: '504', afterMs: '300', retry: 'false' });
+  t.same(findGatewayErrorInfo(env.error.data)?.metadata, { remote: 'weather', httpStatus: '504', afterMs: '300', retry: 'false' });
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { builtinLimits } from '../../src/config/defaults.js';
-import { EventRelayCore, ReplyBodyCore, type CoreOptions, type OutputEvent } from '../../src/stream/event-core.js';
+import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
+import { EventRelayCore, type CoreOptions, type OutputEvent } from '../../src/stream/event-core.js';
 
 const CALLER_ID = 'caller-42';
 type CoreLimits = CoreOptions['remote']['limits'];
@@ -15,7 +16,8 @@ function run(text: string | Buffer, limits: Partial<CoreLimits> = {}, keep = fal
 }
 
 const parsed = (e: OutputEvent | undefined) => JSON.parse(e?.json ?? 'null') as Record<string, any>;
-const reasonOf = (e: OutputEvent | undefined): unknown => parsed(e).error?.data?.[0]?.reason;
+const infoOf = (e: OutputEvent | undefined) => findGatewayErrorInfo(parsed(e).error?.data);
+const reasonOf = (e: OutputEvent | undefined): unknown => infoOf(e)?.reason;
 const result = (id: unknown, value: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: value });
 const ev = (data: string, type?: string) => `${type ? `event: ${type}\n` : ''}data: ${data}\n\n`;
 
@@ -42,7 +44,7 @@ t.test('broken data after good events: one final INVALID_EVENT without remote by
   t.equal(out[1]?.final, true);
   t.equal(out[1]?.outcome, 'INVALID_EVENT');
   t.equal(parsed(out[1]).error.code, -32006);
-  t.same(parsed(out[1]).error.data[0].metadata, { remote: 'weather', httpStatus: '200', cause: 'INVALID_JSON', event: '2' });
+  t.same(infoOf(out[1])?.metadata, { remote: 'weather', httpStatus: '200', cause: 'INVALID_JSON', event: '2' });
   t.notMatch(out[1]?.json ?? '', /SECRET-MARKER/);
 });
 
@@ -57,7 +59,7 @@ t.test('data that is JSON but not a JSON-RPC response is INVALID_EVENT', async (
 t.test('invalid UTF-8 in data is INVALID_EVENT', async (t) => {
   const out = run(Buffer.concat([Buffer.from('data: {"jsonrpc":"2.0","id":1,"result":"'), Buffer.from([0xc3]), Buffer.from('"}\n\n')]));
   t.equal(reasonOf(out[0]), 'INVALID_EVENT');
-  t.equal(parsed(out[0]).error.data[0].metadata.cause, 'INVALID_UTF8');
+  t.equal(infoOf(out[0])?.metadata.cause, 'INVALID_UTF8');
 });
 
 t.test('a JSON-RPC error in a data event is forwarded and ends the stream', async (t) => {
@@ -85,7 +87,8 @@ t.test('event: error, each shape in the wild: typed code kept, extra members dro
     t.same(Object.keys(e.error).sort(), ['code', 'data', 'message']);
     t.equal(e.error.code, code);
     t.equal(e.error.message, message);
-    t.equal(e.error.data.length, 1, 'remote data dropped unless keepRemoteErrorData');
+    // A2A codes carry A2A's ErrorInfo first (1.0 callers), then the gateway's; nothing of the remote's data.
+    t.same(e.error.data.map((d: { domain: string }) => d.domain), code === -32603 ? ['a2a-egress'] : ['a2a-protocol.org', 'a2a-egress'], 'remote data dropped unless keepRemoteErrorData');
     t.equal(e.id, CALLER_ID);
   }
 });
@@ -93,7 +96,9 @@ t.test('event: error, each shape in the wild: typed code kept, extra members dro
 t.test('event: error with remote data kept when the remote allows it', async (t) => {
   const data = JSON.stringify({ code: -32004, message: 'm', data: [{ '@type': 'x/y', a: 'b' }, 'junk'] });
   const e = parsed(run(ev(data, 'error'), {}, true)[0]);
-  t.same(e.error.data.slice(1), [{ '@type': 'x/y', a: 'b' }]);
+  t.match(e.error.data[0], { reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' });
+  t.match(e.error.data[1], { reason: 'REMOTE_ERROR', domain: 'a2a-egress' });
+  t.same(e.error.data.slice(2), [{ '@type': 'x/y', a: 'b' }]);
 });
 
 t.test('event: error that cannot be described is INVALID_EVENT', async (t) => {
@@ -152,24 +157,4 @@ t.test('stop(): one final event, then the core ignores everything', async (t) =>
   t.same(core.push(Buffer.from(ev(result(1, 1)))), []);
   t.same(core.end(), []);
   t.equal(core.outcome, 'STREAM_IDLE');
-});
-
-t.test('ReplyBodyCore: plain bodies to a stream call become exactly one event', async (t) => {
-  const reply = (status: number, body: string, limits: Partial<CoreLimits> = {}) => {
-    const core = new ReplyBodyCore(options(limits, status));
-    return [...core.push(Buffer.from(body)), ...core.end()];
-  };
-  const jsonError = reply(200, JSON.stringify({ jsonrpc: '2.0', id: 3, error: { code: -32004, message: 'streaming not supported' } }));
-  t.same(jsonError.map((e) => [e.outcome, e.final]), [['REMOTE_ERROR', true]]);
-  t.equal(parsed(jsonError[0]).error.code, -32004);
-  const html = reply(502, '<html><body>Bad gateway SECRET-MARKER</body></html>');
-  t.same(html.map((e) => e.outcome), ['UPSTREAM_HTTP_ERROR']);
-  t.equal(parsed(html[0]).error.data[0].metadata.httpStatus, '502');
-  t.notMatch(html[0]?.json ?? '', /SECRET-MARKER/);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 3, result: { kind: 'task' } });
-  t.same(reply(200, body, { maxResponseBytes: body.length }).map((e) => e.outcome), ['ok'], 'just under maxResponseBytes');
-  t.same(reply(200, body, { maxResponseBytes: body.length - 1 }).map((e) => e.outcome), ['RESPONSE_TOO_LARGE'], 'just over');
-  const broken = new ReplyBodyCore(options());
-  broken.push(Buffer.from('{"jsonrpc"'));
-  t.same(broken.broken().map((e) => e.outcome), ['TRUNCATED_RESPONSE']);
 });
