@@ -61,15 +61,17 @@ function joined(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-const ENTITY_TAG = /\s*(?:W\/)?("[^"]*")\s*(?:,|$)/y;
+// One list element: optional empty elements and spaces, an entity-tag (W/ optional), spaces, then a comma or the end.
+const ELEMENT = /[\s,]*(?:W\/)?("[^"]*")\s*(?:,|$)/y;
 
 function matchesAny(list: string, etag: string): boolean {
   if (list.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
-  ENTITY_TAG.lastIndex = 0;
-  while (ENTITY_TAG.lastIndex < list.length) {
-    const match = ENTITY_TAG.exec(list);
-    // A malformed list matches nothing: the card is sent in full, the safe answer.
+  ELEMENT.lastIndex = 0;
+  // Empty elements are allowed (RFC 9110 §5.6.1.2); an element that is not an entity-tag ends the scan.
+  while (/\S/.test(list.slice(ELEMENT.lastIndex).replace(/,/g, ''))) {
+    const match = ELEMENT.exec(list);
+    // A malformed list matches nothing from there on: the card is sent in full, the safe answer.
     if (!match) return false;
     if (match[1] === opaque) return true;
   }

@@ -131,6 +131,26 @@ t.test('SubscribeToTask + CancelTask: the re-attached stream ends CANCELED both 
   t.same(stable(b), stable(a));
 });
 
+t.test('SubscribeToTask of a finished or unknown task: the same typed error both ways; no stream through the gateway either', async (t) => {
+  for (const c of clients) {
+    const done = await sendText(c, 'task finish');
+    const finished = collect({ [Symbol.asyncIterator]: () => resubscribe(c, isTask(done) ? done.id : '') });
+    // Thrown as the typed error itself: the server answered before any stream (not the SDK's SSE wrapper).
+    await t.rejects(finished, { name: 'UnsupportedOperationError' });
+    await t.rejects(collect({ [Symbol.asyncIterator]: () => resubscribe(c, 'no-such-task') }), { name: 'TaskNotFoundError' });
+  }
+  const done = await sendText(clients[1], 'task finish');
+  const res = await fetch(`${gwBase}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'sub-1', method: 'SubscribeToTask', params: { id: isTask(done) ? done.id : '' } }),
+  });
+  t.match(res.headers.get('content-type'), /^application\/json/, 'one JSON envelope, as the SDK server sent it');
+  const body = (await res.json()) as { id: string; error: { code: number; data: Array<{ domain: string; reason: string }> } };
+  t.equal(body.id, 'sub-1');
+  t.same(body.error.data.map((d) => [d.domain, d.reason]), [['a2a-protocol.org', 'UNSUPPORTED_OPERATION'], ['a2a-egress', 'REMOTE_ERROR']]);
+});
+
 t.test('CancelTask of a finished task: TaskNotCancelableError both ways', async (t) => {
   for (const c of clients) {
     const done = await sendText(c, 'task finish');

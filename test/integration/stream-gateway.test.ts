@@ -12,6 +12,7 @@ import { startSseUpstream } from '../support/sse-upstream.js';
 import { LEAK_MARKERS } from '../support/hostile-cases.js';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
 import { rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { clientForJsonRpcUrl, streamText } from '../support/sdk-client.js';
 import { reasonOfEvent, streamRpc, type SseReply } from '../support/sse-client.js';
 
 const MAX_EVENT = 8_192;
@@ -139,6 +140,18 @@ t.test('an unreachable remote → one transport error envelope, no stream', asyn
   const json = assertJsonReply(t, await stream('down'), 'sid-1');
   t.equal(reasonOfEvent(json), 'UPSTREAM_REFUSED');
   t.equal((json.error as { code: number }).code, -32603);
+});
+
+t.test('@a2a-js/sdk: a failure before any stream is the typed error itself; an error in a started stream its cause', async (t) => {
+  const down = await clientForJsonRpcUrl(`${gw.url}/remotes/down/`);
+  const early = await streamText(down, 'go').catch((err: unknown) => err);
+  t.equal((early as Error).name, 'JsonRpcTransportError', 'UPSTREAM_REFUSED (-32603) thrown as such, not wrapped');
+  const json = await clientForJsonRpcUrl(`${gw.url}/remotes/sse/sse-json-error`);
+  t.equal(((await streamText(json, 'go').catch((err: unknown) => err)) as Error).name, 'UnsupportedOperationError');
+  const started = await clientForJsonRpcUrl(`${gw.url}/remotes/sse/sse-error-event`);
+  const late = (await streamText(started, 'go').catch((err: unknown) => err)) as Error;
+  t.match(late.message, /^SSE event contained an error/, 'the SDK\'s own wrapper for an error event');
+  t.equal((late.cause as Error).name, 'JsonRpcTransportError');
 });
 
 t.test('a stream that started and then carries an error stays a stream: the error is its last event', async (t) => {

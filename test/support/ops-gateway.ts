@@ -15,6 +15,8 @@ export interface OpsGateway {
   readonly url: string;
   /** The ops port when server.opsPort is set, else the caller port. */
   readonly opsUrl: string;
+  /** Each remote with `listen`: the URL of its own listener. */
+  readonly remoteUrls: Record<string, string>;
   /** Every log line, parsed. */
   readonly logs: Record<string, unknown>[];
   /** Every log line exactly as written, to search for leaked text. */
@@ -38,12 +40,13 @@ export async function startOpsGateway(yaml: string, options: Omit<GatewayOptions
     },
   });
   const gateway = await createGateway(config, { processMetrics: false, ...options, logger: createLogger('debug', sink) });
-  const { url, opsUrl } = await gateway.listen();
+  const { url, opsUrl, remoteUrls } = await gateway.listen();
   let closed: Promise<void> | undefined;
   return {
     gateway,
     url,
     opsUrl: opsUrl ?? url,
+    remoteUrls,
     logs,
     rawLog: () => raw,
     close: () => (closed ??= gateway.close()),

@@ -144,3 +144,31 @@ t.test('parseMaxAge', async (t) => {
   t.equal(parseMaxAge('max-age=9999999999'), 9_999_999_999_000, '10 digits accepted');
   t.equal(parseMaxAge('max-age=99999999999'), undefined, '11 digits ignored');
 });
+
+t.test('store: false (no-store, no-cache, private) is not kept: fetched each time, never served stale, yet fresh for its caller', async (t) => {
+  const clock = new FakeClock();
+  const cache = new CardCache<string>({ ttlMs: 10_000, now: clock.now });
+  const f = fetcherOf({ card: 'p1', maxAgeMs: 60_000, store: false }, { card: 'p2', store: false }, new Error('down'));
+  t.match(await cache.get('r', f.fn), { card: 'p1', remainingMs: 10_000 }, 'the caller may keep it for its max-age, capped by the TTL');
+  t.match(await cache.get('r', f.fn), { card: 'p2' });
+  t.equal(f.calls(), 2, 'not reused');
+  await t.rejects(cache.get('r', f.fn), /down/, 'nothing kept to serve stale');
+  const kept = fetcherOf({ card: 'k1', maxAgeMs: 0 }, { card: 'k2', store: false }, new Error('down'));
+  await cache.get('k', kept.fn);
+  await cache.get('k', kept.fn);
+  await t.rejects(cache.get('k', kept.fn), /down/, 'a card that turned no-store also drops the one kept before');
+});
+
+t.test('modifiedAt: kept while the fingerprint is the same, at least a second later when it changes', async (t) => {
+  const clock = new FakeClock();
+  const cache = new CardCache<string>({ ttlMs: 1, now: clock.now });
+  const f = fetcherOf({ card: 'a', fingerprint: 'A' }, { card: 'a', fingerprint: 'A' }, { card: 'b', fingerprint: 'B' }, { card: 'c' });
+  const first = await cache.get('r', f.fn);
+  t.equal(first.modifiedAt, 1_000_000);
+  clock.ms += 5;
+  t.equal((await cache.get('r', f.fn)).modifiedAt, 1_000_000, 'refetched, unchanged');
+  clock.ms += 5;
+  t.equal((await cache.get('r', f.fn)).modifiedAt, 1_001_000, 'changed within the same second: one second later');
+  clock.ms += 5000;
+  t.equal((await cache.get('r', f.fn)).modifiedAt, clock.ms, 'no fingerprint: treated as changed, now');
+});
