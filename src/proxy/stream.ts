@@ -48,7 +48,6 @@ export async function streamCall(
   const lease = ctx.budget.lease();
   let normalized: Normalized | undefined;
   let responseHeaders: Record<string, string> = {};
-  ctx.metrics.openStreams.inc({ remote: remote.name });
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
@@ -91,7 +90,6 @@ export async function streamCall(
     reply.raw.off('close', onCallerClose);
     release?.();
     lease.release();
-    ctx.metrics.openStreams.dec({ remote: remote.name });
   }
   if (normalized) return sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
   finishCall(ctx, reply, log, started);
@@ -111,6 +109,7 @@ async function relay(
   reply.hijack();
   const body = res.body;
   const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
+  ctx.metrics.openStreams.inc({ remote: remote.name });
   const outcome = await relayStream(
     { statusCode: res.statusCode, headers: res.headers, body },
     {
@@ -124,7 +123,7 @@ async function relay(
       abortUpstream: () => body.destroy(),
       buffer: ctx.budget.lease(),
     },
-  );
+  ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
   log.outcome = outcome.callerClosed && outcome.outcome === 'ok' ? 'CALLER_CLOSED' : outcome.outcome;
   log.events = outcome.events;
   log.bytesOut = outcome.bytesOut;
