@@ -2,6 +2,7 @@
  * The CLI as users run it: `node dist/cli.js --config FILE` (built by
  * `npm test`'s pretest step). Start-up, overrides, config errors, signals.
  */
+import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { request } from 'undici';
 import { gatewayInfoOf, spawnGatewayCli, writeTempConfig } from '../support/gateway.js';
@@ -28,6 +29,31 @@ t.test('starts with --config and --port 0, answers a call, exits 0 on SIGTERM', 
   t.equal(reply.id, 'cli-1');
   // Port 9 (discard) is closed on loopback: a typed transport error, not a crash.
   t.equal(gatewayInfoOf(reply)?.reason, 'UPSTREAM_REFUSED');
+  gw.child.kill('SIGTERM');
+  t.equal(await gw.exited, 0);
+});
+
+t.test('remotes.<name>.listen: the CLI logs the listener\'s address, serves it, warns that a reload cannot move it, exits 0', async (t) => {
+  const withListener = `${goodConfig}    listen: { port: 0 }\n`;
+  const file = writeTempConfig(withListener);
+  const gw = spawnGatewayCli(['--config', file, '--port', '0']);
+  t.teardown(() => void gw.child.kill('SIGKILL'));
+  await gw.url;
+  const started = JSON.parse(gw.stdout().split('\n').find((l) => l.includes('a2a-egress listening'))!) as { remoteAddresses: Record<string, string> };
+  const own = started.remoteAddresses.weather!;
+  t.match(own, /^http:\/\/127\.0\.0\.1:\d+$/, 'loopback, its own port');
+  const call = async () => {
+    const res = await request(`${own}/`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 'own-1', method: 'GetTask', params: { id: 't' } }) });
+    return gatewayInfoOf((await res.body.json()) as Record<string, unknown>)?.reason;
+  };
+  t.equal(await call(), 'UPSTREAM_REFUSED', 'the remote, at the listener\'s root');
+  writeFileSync(file, goodConfig);
+  const mark = gw.stdout().length;
+  gw.child.kill('SIGHUP');
+  const until = Date.now() + 15_000;
+  while (!gw.stdout().slice(mark).includes('"msg":"config reloaded"') && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  t.match(gw.stdout().slice(mark), /"remotes":\["weather"\],"msg":"remotes.<name>.listen changes need a restart/, 'the reload says so');
+  t.equal(await call(), 'UPSTREAM_REFUSED', 'the listener started with stays');
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
 });

@@ -35,7 +35,7 @@ remotes:
 `;
 
 t.before(async () => {
-  sdk = await startSdkUpstream();
+  sdk = await startSdkUpstream({ extendedCard: (card) => ({ ...card, description: 'extended' }) });
   gw = await startOpsGateway(yaml());
 });
 t.teardown(async () => {
@@ -61,6 +61,13 @@ t.test('the card at the listener\'s root names the listener; the shared form sti
   t.same(shared.body.supportedInterfaces.map((i: { url: string }) => i.url), [`${gw.url}/remotes/sdk/`]);
   const named = await getJson(`${own('narrow')}/.well-known/agent-card.json`);
   t.same(named.body.supportedInterfaces.map((i: { url: string }) => i.url), ['https://narrow.example/'], 'listen.publicBaseUrl');
+});
+
+t.test('the extended card (GetExtendedAgentCard) names the listener too', async (t) => {
+  const reply = await rpc(`${own('sdk')}/`, rpcRequest('GetExtendedAgentCard', 'x1', {}), { 'a2a-version': '1.0' });
+  const card = reply.json.result as { description: string; supportedInterfaces: Array<{ url: string }> };
+  t.equal(card.description, 'extended');
+  t.same(card.supportedInterfaces.map((i) => i.url), [`${own('sdk')}/`]);
 });
 
 t.test('a real @a2a-js/sdk client given only the listener\'s origin: send, stream, get', async (t) => {
