@@ -63,17 +63,20 @@ function joined(value: string | string[] | undefined): string | undefined {
 
 // One list element: optional empty elements and spaces, an entity-tag (W/ optional), spaces, then a comma or the end.
 const ELEMENT = /[\s,]*(?:W\/)?("[^"]*")\s*(?:,|$)/y;
+// Nothing but empty elements left (sticky: tried where the last element ended, so the scan stays linear).
+const ONLY_SEPARATORS = /[\s,]*$/y;
 
 function matchesAny(list: string, etag: string): boolean {
   if (list.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   ELEMENT.lastIndex = 0;
-  // Empty elements are allowed (RFC 9110 §5.6.1.2); an element that is not an entity-tag ends the scan.
-  while (/\S/.test(list.slice(ELEMENT.lastIndex).replace(/,/g, ''))) {
+  for (;;) {
+    ONLY_SEPARATORS.lastIndex = ELEMENT.lastIndex;
+    if (ONLY_SEPARATORS.test(list)) return false;
     const match = ELEMENT.exec(list);
-    // A malformed list matches nothing from there on: the card is sent in full, the safe answer.
+    // Empty elements are allowed (RFC 9110 §5.6.1.2); an element that is not an entity-tag ends the scan:
+    // a malformed list matches nothing from there on, and the card is sent in full, the safe answer.
     if (!match) return false;
     if (match[1] === opaque) return true;
   }
-  return false;
 }
