@@ -76,7 +76,7 @@ t.test('the soak notices a gateway crash: exit 1 and the crash reported', async 
 });
 
 t.test('the reply checks: wrong ids, broken envelopes and broken streams are caught', async (t) => {
-  const info = '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UPSTREAM_RESET"}]';
+  const info = '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UPSTREAM_RESET","domain":"a2a-egress"}]';
   const err = (id: string) => `{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"m","data":${info}}}`;
   t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a","result":{}}', 'a'), { kind: 'ok', outcome: 'ok' });
   t.match(checkEnvelope(err('"a"'), 'a'), { kind: 'ok', outcome: 'UPSTREAM_RESET' });
@@ -86,6 +86,11 @@ t.test('the reply checks: wrong ids, broken envelopes and broken streams are cau
   t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a"}', 'a'), { kind: 'invalid' });
   t.match(checkEnvelope('<html>', 'a'), { kind: 'invalid' });
   t.match(checkEnvelope('{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}', 'a'), { kind: 'invalid' }, 'no ErrorInfo');
+  const a2aFirst = '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_AGENT_RESPONSE","domain":"a2a-protocol.org"},'
+    + '{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_JSON","domain":"a2a-egress"}]';
+  t.match(checkEnvelope(`{"jsonrpc":"2.0","id":"a","error":{"code":-32006,"message":"m","data":${a2aFirst}}}`, 'a'), { kind: 'ok', outcome: 'INVALID_JSON' }, 'the gateway\'s reason, found by its domain');
+  const foreign = '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"X","domain":"example.com"}]';
+  t.match(checkEnvelope(`{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m","data":${foreign}}}`, 'a'), { kind: 'invalid' }, 'no ErrorInfo of the gateway\'s');
 
   const ok = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
   t.match(checkStream(`${ok}: keep-alive\n\n${ok}data: ${err('1')}\n\n`, 1), { kind: 'ok', outcome: 'UPSTREAM_RESET', events: 3 });
