@@ -76,7 +76,7 @@ t.test('event: error, each shape in the wild: typed code kept, extra members dro
   const cases: Array<[string, number, string]> = [
     [JSON.stringify({ jsonrpc: '2.0', id: 9, error: { code: -32001, message: 'gone', extra: 'x' } }), -32001, 'gone'],
     [JSON.stringify({ code: -32004, message: 'unsupported', extra: { secret: 1 }, data: [{ '@type': 'x/y', a: 1 }] }), -32004, 'unsupported'],
-    ['worker exploded\u001b[31m', -32603, 'worker exploded[31m'],
+    ['worker exploded\u001b[31m', -32603, 'worker exploded'],
     [JSON.stringify('quoted text'), -32603, 'quoted text'],
   ];
   for (const [data, code, message] of cases) {
