@@ -1,9 +1,11 @@
 /**
  * Which headers cross the gateway, as pure functions. Requests: a short list
  * of A2A/tracing headers plus the remote's configured allowlist; never
- * hop-by-hop headers or host. Responses: only the A2A headers (A2A-Version,
- * A2A-Extensions and its 0.3 spelling X-A2A-Extensions), validated,
- * because no raw remote header may reach the caller.
+ * hop-by-hop headers or host. Responses: only the A2A headers, each
+ * validated as what it is, because no raw remote header may reach the
+ * caller: A2A-Version must be `Major.Minor` (A2A 1.0 §3.6, §14.2.1) and
+ * A2A-Extensions (and its 0.3 spelling X-A2A-Extensions) a bounded list of
+ * absolute URIs. Anything else is dropped, never repaired.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -40,7 +42,15 @@ export const ALWAYS_FORWARDED: readonly string[] = Object.freeze([
 ]);
 
 export const MAX_FORWARDED_VALUE_LENGTH = 8 * 1024;
-export const MAX_RESPONSE_VALUE_LENGTH = 1024;
+/** Longest A2A response header value kept, whole field (repeated fields joined). */
+export const MAX_RESPONSE_VALUE_LENGTH = 4096;
+/** Most extension URIs an A2A-Extensions response header may list. */
+export const MAX_EXTENSIONS = 16;
+/** Longest single extension URI. */
+export const MAX_EXTENSION_URI_LENGTH = 512;
+
+/** `Major.Minor`, each at most three digits: what A2A-Version may hold (also the card cache's version key). */
+export const A2A_VERSION_PATTERN = /^\d{1,3}\.\d{1,3}$/;
 
 const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // What undici accepts in a value (HTAB, visible ASCII, obs-text); anything else
@@ -129,14 +139,22 @@ export function filterUpstreamResponseHeaders(
   return out;
 }
 
-/** One token such as "1.0"; a repeated header is ambiguous and dropped. */
+/** True for a plain `Major.Minor` version such as "1.0" or "0.3". */
+export function isA2aVersion(value: string): boolean {
+  return A2A_VERSION_PATTERN.test(value);
+}
+
+/** `Major.Minor` such as "1.0"; a repeated header is ambiguous and dropped. */
 function cleanVersion(raw: string | string[]): string | undefined {
   if (Array.isArray(raw) && raw.length !== 1) return undefined;
   const value = boundedPrintable(joinValues(raw, ','));
-  return value !== undefined && isHeaderToken(value) ? value : undefined;
+  return value !== undefined && isA2aVersion(value) ? value : undefined;
 }
 
-/** A comma-separated list of extension URIs; one bad item drops the header, empty items are skipped. */
+/**
+ * A comma-separated list of at most MAX_EXTENSIONS absolute URIs, each at most
+ * MAX_EXTENSION_URI_LENGTH long; one bad item drops the header, empty items are skipped.
+ */
 function cleanExtensions(raw: string | string[]): string | undefined {
   const value = boundedPrintable(joinValues(raw, ','));
   if (value === undefined) return undefined;
@@ -144,8 +162,13 @@ function cleanExtensions(raw: string | string[]): string | undefined {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
-  if (items.length === 0 || !items.every((item) => URI_ISH.test(item))) return undefined;
+  if (items.length === 0 || items.length > MAX_EXTENSIONS || !items.every(isExtensionUri)) return undefined;
   return items.join(', ');
+}
+
+/** An absolute URI (scheme first) of URI characters only, that a URL parser also accepts. */
+function isExtensionUri(item: string): boolean {
+  return item.length <= MAX_EXTENSION_URI_LENGTH && URI_ISH.test(item) && URL.canParse(item);
 }
 
 function boundedPrintable(value: string): string | undefined {

@@ -4,6 +4,8 @@ import {
   ALWAYS_FORWARDED,
   HOP_BY_HOP,
   MAX_FORWARDED_VALUE_LENGTH,
+  MAX_EXTENSIONS,
+  MAX_EXTENSION_URI_LENGTH,
   MAX_RESPONSE_VALUE_LENGTH,
   buildUpstreamHeaders,
   connectionListedHeaders,
@@ -137,14 +139,45 @@ t.test('response a2a-version: a single token only', async (t) => {
   t.equal(version(''), undefined);
 });
 
-t.test('response values up to 1 KiB pass; longer ones are dropped', async (t) => {
-  t.equal(MAX_RESPONSE_VALUE_LENGTH, 1024);
-  const token = 'v'.repeat(MAX_RESPONSE_VALUE_LENGTH);
-  t.same(filterUpstreamResponseHeaders({ 'a2a-version': token }), { 'a2a-version': token }, 'just at');
-  t.same(filterUpstreamResponseHeaders({ 'a2a-version': token + 'v' }), {}, 'one over');
-  const ext = 'urn:' + 'x'.repeat(MAX_RESPONSE_VALUE_LENGTH - 4);
-  t.same(filterUpstreamResponseHeaders({ 'a2a-extensions': ext }), { 'a2a-extensions': ext }, 'extensions just at');
-  t.same(filterUpstreamResponseHeaders({ 'a2a-extensions': ext + 'x' }), {}, 'extensions one over');
+t.test('response a2a-version: Major.Minor only (A2A 1.0 §3.6, §14.2.1)', async (t) => {
+  const version = (v: string) => filterUpstreamResponseHeaders({ 'a2a-version': v })['a2a-version'];
+  for (const ok of ['0.3', '1.0', '10.20', '999.999', '0.0']) t.equal(version(ok), ok, `${ok} passes`);
+  for (const bad of ['1', '1.', '.1', '1.0.0', 'v1.0', '1.0-beta', '1,0', '1.0,0.3', '１.０', 'latest', '1e0.0', '+1.0', '-1.0']) {
+    t.equal(version(bad), undefined, `${JSON.stringify(bad)} dropped`);
+  }
+  t.equal(version('999.999'), '999.999', 'three digits each: just at the bound');
+  t.equal(version('1000.0'), undefined, 'four major digits: one over');
+  t.equal(version('0.1000'), undefined, 'four minor digits: one over');
+});
+
+t.test('response a2a-extensions: at most 16 URIs', async (t) => {
+  t.equal(MAX_EXTENSIONS, 16);
+  const list = (n: number) => Array.from({ length: n }, (_, i) => `urn:a2a:ext:${i}`);
+  const ext = (v: string) => filterUpstreamResponseHeaders({ 'a2a-extensions': v })['a2a-extensions'];
+  t.equal(ext(list(MAX_EXTENSIONS).join(',')), list(MAX_EXTENSIONS).join(', '), 'just at');
+  t.equal(ext(list(MAX_EXTENSIONS + 1).join(',')), undefined, 'one over drops the header');
+  const repeated = filterUpstreamResponseHeaders({ 'x-a2a-extensions': [list(8).join(','), list(9).join(',')] });
+  t.same(repeated, {}, 'the count covers repeated fields joined (0.3 spelling too)');
+});
+
+t.test('response a2a-extensions: each URI at most 512 characters', async (t) => {
+  t.equal(MAX_EXTENSION_URI_LENGTH, 512);
+  const uri = (length: number) => 'https://example.com/' + 'x'.repeat(length - 'https://example.com/'.length);
+  const ext = (v: string) => filterUpstreamResponseHeaders({ 'a2a-extensions': v })['a2a-extensions'];
+  t.equal(ext(`urn:a,${uri(MAX_EXTENSION_URI_LENGTH)}`), `urn:a, ${uri(MAX_EXTENSION_URI_LENGTH)}`, 'just at');
+  t.equal(ext(`urn:a,${uri(MAX_EXTENSION_URI_LENGTH + 1)}`), undefined, 'one over');
+});
+
+t.test('response values up to 4 KiB pass; longer ones are dropped', async (t) => {
+  t.equal(MAX_RESPONSE_VALUE_LENGTH, 4096);
+  const ext = (v: string) => filterUpstreamResponseHeaders({ 'a2a-extensions': v })['a2a-extensions'];
+  // Eight URIs within the per-URI bound, padded with spaces (trimmed away) to reach the whole-field bound.
+  const items = Array.from({ length: 8 }, (_, i) => `urn:${i}:${'x'.repeat(500)}`).join(',');
+  const pad = ' '.repeat(MAX_RESPONSE_VALUE_LENGTH - items.length);
+  t.equal(ext(items + pad), items.split(',').join(', '), 'just at');
+  t.equal(ext(items + pad + ' '), undefined, 'one over');
+  t.same(filterUpstreamResponseHeaders({ 'a2a-version': '1.0' + ' '.repeat(MAX_RESPONSE_VALUE_LENGTH - 3) }), { 'a2a-version': '1.0' }, 'version just at');
+  t.same(filterUpstreamResponseHeaders({ 'a2a-version': '1.0' + ' '.repeat(MAX_RESPONSE_VALUE_LENGTH - 2) }), {}, 'version one over');
 });
 
 t.test('response a2a-extensions: a comma-separated list of URIs', async (t) => {
@@ -159,4 +192,8 @@ t.test('response a2a-extensions: a comma-separated list of URIs', async (t) => {
   t.equal(ext('urn:a\tb'), undefined, 'control characters');
   t.equal(ext('urn:<script>'), undefined);
   t.equal(ext(' , '), undefined, 'nothing left');
+  t.equal(ext('/ext/v1'), undefined, 'a relative reference is not an absolute URI');
+  t.equal(ext('//example.com/ext'), undefined, 'nor a network-path reference');
+  t.equal(ext('https://[zz]/x'), undefined, 'URI characters, but no URL parser accepts it');
+  t.equal(ext('urn:a2a:ext:timestamp'), 'urn:a2a:ext:timestamp', 'a URN is absolute');
 });
