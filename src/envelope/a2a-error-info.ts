@@ -6,7 +6,10 @@
  * ErrorInfo the gateway writes. Pure: values in, values out.
  */
 import { A2A_ERROR_DOMAIN, ERROR_DOMAIN, ERROR_INFO_TYPE } from './codes.js';
-import { sanitizeText } from './sanitize.js';
+import { sanitizeText, type SanitizedText } from './sanitize.js';
+
+/** Makes one remote text safe and bounded; `redacted` says a credential was removed from it (see ./redact.ts). */
+export type TextCleaner = (text: string, maxBytes: number) => SanitizedText & { readonly redacted?: boolean };
 
 /** At most this many metadata entries are carried; the rest are dropped. */
 export const MAX_A2A_METADATA_ENTRIES = 8;
@@ -19,7 +22,12 @@ export const MAX_A2A_METADATA_KEY_BYTES = 64;
  * string, number and boolean values are kept (ErrorInfo metadata is a map of
  * strings). Undefined when the remote sent no such ErrorInfo.
  */
-export function remoteA2aMetadata(data: unknown, reason: string, maxValueBytes: number): Record<string, string> | undefined {
+export function remoteA2aMetadata(
+  data: unknown,
+  reason: string,
+  maxValueBytes: number,
+  clean: TextCleaner = sanitizeText,
+): Record<string, string> | undefined {
   if (!Array.isArray(data)) return undefined;
   const info = data.find(
     (item): item is Record<string, unknown> =>
@@ -33,10 +41,10 @@ export function remoteA2aMetadata(data: unknown, reason: string, maxValueBytes: 
   for (const [rawKey, rawValue] of Object.entries(metadata)) {
     if (count >= MAX_A2A_METADATA_ENTRIES) break;
     if (typeof rawValue !== 'string' && typeof rawValue !== 'number' && typeof rawValue !== 'boolean') continue;
-    const key = sanitizeText(rawKey, MAX_A2A_METADATA_KEY_BYTES);
-    // "__pro\u200bto__" sanitizes into a key the JSON parser refused; never re-create one.
-    if (key.truncated || key.text === '' || key.text === '__proto__' || key.text === 'prototype' || Object.hasOwn(out, key.text)) continue;
-    Object.defineProperty(out, key.text, { value: sanitizeText(String(rawValue), maxValueBytes).text, enumerable: true, writable: true, configurable: true });
+    const key = clean(rawKey, MAX_A2A_METADATA_KEY_BYTES);
+    // "__pro\u200bto__" sanitizes into a key the JSON parser refused; never re-create one. A key that held a credential goes.
+    if (key.redacted || key.truncated || key.text === '' || key.text === '__proto__' || key.text === 'prototype' || Object.hasOwn(out, key.text)) continue;
+    Object.defineProperty(out, key.text, { value: clean(String(rawValue), maxValueBytes).text, enumerable: true, writable: true, configurable: true });
     count++;
   }
   return out;

@@ -56,6 +56,8 @@ export const gatewayErrors = {
   PARSE_ERROR: { code: Code.ParseError, message: 'request body is not valid JSON' },
   INVALID_REQUEST: { code: Code.InvalidRequest, message: 'request is not a JSON-RPC 2.0 request object' },
   BATCH_NOT_SUPPORTED: { code: Code.InvalidRequest, message: 'JSON-RPC batches are not supported by A2A' },
+  // Parsers disagree on which of two same-named members counts: the gateway would check one and the remote run the other.
+  DUPLICATE_MEMBER: { code: Code.InvalidRequest, message: 'request has an object with the same member twice' },
   REQUEST_TOO_LARGE: { code: Code.InvalidRequest, message: 'request body is larger than this gateway accepts' },
   UNKNOWN_REMOTE: { code: Code.InvalidRequest, message: 'no remote with that name is configured on this gateway' },
   INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
@@ -79,6 +81,7 @@ export const gatewayErrors = {
   INVALID_RESULT: { code: Code.InvalidAgentResponse, message: 'remote sent a result that does not match the A2A schema' },
   INVALID_AGENT_CARD: { code: Code.InvalidAgentResponse, message: 'remote sent an agent card that does not match the A2A schema' },
   NO_USABLE_INTERFACE: { code: Code.InvalidAgentResponse, message: 'remote agent card offers no interface the gateway can carry' },
+  CREDENTIAL_ECHOED: { code: Code.InvalidAgentResponse, message: 'remote sent back a credential of this gateway where it cannot be redacted' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
   INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },

@@ -1,11 +1,13 @@
 /**
  * The heart of the gateway: whatever a remote sent, the caller gets one valid
  * JSON-RPC 2.0 envelope with its own id, exactly one of result/error, and
- * error text that is sanitized and bounded. Pure: bytes and policy in,
- * serialized envelope out; no Fastify, no network, no clock.
+ * error text that is sanitized and bounded. With a redactor in the policy
+ * (a remote with `auth`), none of the remote's credentials reach the caller
+ * either: not in the message, the kept data or the result. Pure: bytes and
+ * policy in, serialized envelope out; no Fastify, no network, no clock.
  */
 import sjson from 'secure-json-parse';
-import { isReservedErrorInfo, remoteA2aMetadata } from './a2a-error-info.js';
+import { isReservedErrorInfo, remoteA2aMetadata, type TextCleaner } from './a2a-error-info.js';
 import { Code, a2aErrorReasons, standardMessages, type CallerGeneration, type Reason } from './codes.js';
 import {
   gatewayError,
@@ -17,7 +19,8 @@ import {
   type JsonRpcId,
 } from './envelope.js';
 import { scanJson } from './json-scan.js';
-import { sanitizeText } from './sanitize.js';
+import type { Redactor } from './redact.js';
+import { cleanText, truncateUtf8, type SanitizedText } from './sanitize.js';
 
 export interface NormalizePolicy {
   readonly remote: string;
@@ -26,6 +29,8 @@ export interface NormalizePolicy {
   readonly keepRemoteErrorData: boolean;
   /** The caller's A2A generation; decides the shape of error.data (see envelope.ts errorData). Default 1.0. */
   readonly caller?: CallerGeneration;
+  /** The remote's credentials to keep from the caller; absent for a remote without `auth`. */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** The normalizer's view of a remote's config (unary replies and stream events alike). */
@@ -36,6 +41,7 @@ export function normalizePolicyOf(
     readonly limits: { readonly maxErrorMessageBytes: number; readonly maxJsonDepth: number };
   },
   caller: CallerGeneration = '1.0',
+  redactor?: Redactor,
 ): NormalizePolicy {
   return {
     remote: remote.name,
@@ -43,6 +49,7 @@ export function normalizePolicyOf(
     maxJsonDepth: remote.limits.maxJsonDepth,
     keepRemoteErrorData: remote.keepRemoteErrorData,
     caller,
+    ...(redactor ? { redactor } : {}),
   };
 }
 
@@ -53,6 +60,8 @@ export interface Normalized {
   readonly outcome: 'ok' | 'REMOTE_ERROR' | Reason;
   /** Set when the remote sent a success; lets later stages (card rewrite, schema checks) look at it. */
   readonly result?: unknown;
+  /** Credentials of the remote removed (or, for CREDENTIAL_ECHOED, refused); for the metric and the log. */
+  readonly redactions?: number;
 }
 
 export interface UpstreamReply {
@@ -125,7 +134,22 @@ export function normalizeJsonText(
     return fail(callerId, 'INVALID_RESPONSE', ctx, detail);
   }
   const resultJson = scan.resultStart >= 0 ? text.slice(scan.resultStart, scan.resultEnd) : JSON.stringify(envelope.result);
+  if (policy.redactor?.mayHold(resultJson)) return redactedResult(envelope.result, callerId, policy.redactor, ctx);
   return { json: serializeResultJson(callerId, resultJson), outcome: 'ok', result: envelope.result };
+}
+
+/**
+ * A result the redactor's probe flagged: every string redacted, then
+ * re-serialized from the parsed value, so the bytes that were flagged are
+ * not passed on as they came (a duplicate member or a long number the parse
+ * dropped cannot carry a credential past it). A credential in a member name
+ * or a number cannot be replaced without changing the result: refused.
+ */
+function redactedResult(result: unknown, callerId: JsonRpcId, redactor: Redactor, ctx: { remote: string; httpStatus: number }): Normalized {
+  const redacted = redactor.value(result);
+  if (!redacted.ok) return { ...fail(callerId, 'CREDENTIAL_ECHOED', ctx, `in a ${redacted.where} of the result`), redactions: 1 };
+  const json = serializeResultJson(callerId, JSON.stringify(redacted.value));
+  return { json, outcome: 'ok', result: redacted.value, ...(redacted.count > 0 ? { redactions: redacted.count } : {}) };
 }
 
 /** A failure the gateway itself describes (transport, limits, malformed replies). */
@@ -149,24 +173,63 @@ function normalizeRemoteError(
   policy: NormalizePolicy,
   ctx: { remote: string; httpStatus: number; caller?: CallerGeneration | undefined },
 ): Normalized {
+  const seen: Seen = { redactions: 0 };
   if (typeof error === 'string') {
-    const message = boundedMessage(error, Code.InternalError, policy);
-    return remote(callerId, Code.InternalError, message, ctx);
+    const message = boundedMessage(error, Code.InternalError, policy, seen);
+    return withRedactions(remote(callerId, Code.InternalError, message, ctx), seen);
   }
   if (typeof error !== 'object' || Array.isArray(error) || error === null) {
     return fail(callerId, 'INVALID_RESPONSE', ctx, `"error" is ${describeValue(error)}, neither an object nor a string`);
   }
   const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
   // A code outside the safe integer range cannot be a JSON-RPC code; keep the text, not the number.
-  const typed = typeof code === 'number' && Number.isSafeInteger(code);
-  const finalCode = typed ? code : Code.InternalError;
-  const text = boundedMessage(typeof message === 'string' ? message : '', finalCode, policy);
-  const details = policy.keepRemoteErrorData ? keepTypedDetails(data, policy.maxErrorMessageBytes) : [];
+  let typed = typeof code === 'number' && Number.isSafeInteger(code);
+  // A credential made of digits can come back as the code itself.
+  if (typed && policy.redactor && !policy.redactor.value(code).ok) {
+    typed = false;
+    seen.redactions++;
+  }
+  const finalCode = typed ? (code as number) : Code.InternalError;
+  const text = boundedMessage(typeof message === 'string' ? message : '', finalCode, policy, seen);
+  const details = policy.keepRemoteErrorData ? keepTypedDetails(data, policy, seen) : [];
   const metadata = typed ? undefined : { remoteCode: 'missing' };
   // A2A's own ErrorInfo for this code: the remote's metadata carries over (1.0 callers only; see errorData).
   const a2aReason = a2aErrorReasons[finalCode];
-  const a2aMetadata = a2aReason !== undefined && policy.caller !== '0.3' ? remoteA2aMetadata(data, a2aReason, policy.maxErrorMessageBytes) : undefined;
-  return remote(callerId, finalCode, text, { ...ctx, ...(metadata ? { metadata } : {}) }, details, a2aMetadata);
+  const a2aMetadata =
+    a2aReason !== undefined && policy.caller !== '0.3'
+      ? remoteA2aMetadata(data, a2aReason, policy.maxErrorMessageBytes, cleanerFor(policy.redactor, seen))
+      : undefined;
+  return withRedactions(remote(callerId, finalCode, text, { ...ctx, ...(metadata ? { metadata } : {}) }, details, a2aMetadata), seen);
+}
+
+/** Counts what the redactor removed while one reply is normalized. */
+interface Seen {
+  redactions: number;
+}
+
+function withRedactions(normalized: Normalized, seen: Seen): Normalized {
+  return seen.redactions > 0 ? { ...normalized, redactions: seen.redactions } : normalized;
+}
+
+/**
+ * Remote text for the caller: sanitized whole, then redacted, then cut to
+ * the bound, so a credential the bound would cut in half is already gone.
+ */
+function cleanBounded(text: string, maxBytes: number, redactor: Redactor | undefined, seen: Seen): SanitizedText {
+  const cleaned = cleanText(text);
+  if (!redactor) return truncateUtf8(cleaned, maxBytes);
+  const redacted = redactor.text(cleaned);
+  seen.redactions += redacted.count;
+  return truncateUtf8(redacted.text, maxBytes);
+}
+
+/** cleanBounded as a TextCleaner that also says whether it redacted (a2a-error-info.ts drops such keys). */
+function cleanerFor(redactor: Redactor | undefined, seen: Seen): TextCleaner {
+  return (text, maxBytes) => {
+    const before = seen.redactions;
+    const cleaned = cleanBounded(text, maxBytes, redactor, seen);
+    return seen.redactions === before ? cleaned : { ...cleaned, redacted: true };
+  };
 }
 
 function remote(
@@ -182,16 +245,17 @@ function remote(
   return { json: serializeError(callerId, err), outcome: 'REMOTE_ERROR' };
 }
 
-function boundedMessage(message: string, code: number, policy: NormalizePolicy): { text: string; truncated: boolean } {
-  const cleaned = sanitizeText(message, policy.maxErrorMessageBytes);
+function boundedMessage(message: string, code: number, policy: NormalizePolicy, seen: Seen): { text: string; truncated: boolean } {
+  const cleaned = cleanBounded(message, policy.maxErrorMessageBytes, policy.redactor, seen);
   if (cleaned.text !== '') return cleaned;
-  return sanitizeText(standardMessages[code] ?? 'Remote error', policy.maxErrorMessageBytes);
+  return truncateUtf8(standardMessages[code] ?? 'Remote error', policy.maxErrorMessageBytes);
 }
 
 const MAX_REMOTE_DETAILS = 4;
 
-/** Only `@type` objects pass, each one's strings sanitized, the whole bounded. */
-function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
+/** Only `@type` objects pass, each one's strings sanitized (and redacted), the whole bounded. */
+function keepTypedDetails(data: unknown, policy: NormalizePolicy, seen: Seen): ErrorDetail[] {
+  const maxTextBytes = policy.maxErrorMessageBytes;
   if (!Array.isArray(data)) return [];
   const kept: ErrorDetail[] = [];
   let budget = 4 * maxTextBytes + 1024;
@@ -199,7 +263,7 @@ function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
     if (kept.length >= MAX_REMOTE_DETAILS) break;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
     if (typeof (item as { '@type'?: unknown })['@type'] !== 'string') continue;
-    const cleaned = sanitizeDeep(item, maxTextBytes, 0) as ErrorDetail;
+    const cleaned = sanitizeDeep(item, maxTextBytes, 0, policy.redactor, seen) as ErrorDetail;
     // ErrorInfos in the gateway's or A2A's domain are written by the gateway itself, never passed on.
     if (isReservedErrorInfo(cleaned)) continue;
     const size = JSON.stringify(cleaned).length;
@@ -210,16 +274,23 @@ function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
   return kept;
 }
 
-function sanitizeDeep(value: unknown, maxTextBytes: number, depth: number): unknown {
-  if (typeof value === 'string') return sanitizeText(value, maxTextBytes).text;
+function sanitizeDeep(value: unknown, maxTextBytes: number, depth: number, redactor: Redactor | undefined, seen: Seen): unknown {
+  if (typeof value === 'string') return cleanBounded(value, maxTextBytes, redactor, seen).text;
+  if (typeof value === 'number' && redactor && !redactor.value(value).ok) {
+    seen.redactions++;
+    return null;
+  }
   if (depth > 4 || value === null || typeof value !== 'object') return typeof value === 'object' ? null : value;
-  if (Array.isArray(value)) return value.slice(0, 16).map((v) => sanitizeDeep(v, maxTextBytes, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, 16).map((v) => sanitizeDeep(v, maxTextBytes, depth + 1, redactor, seen));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value).slice(0, 16)) {
-    const key = sanitizeText(k, 64).text;
+    // These details are a lossy copy already: a member whose name carries a credential is dropped.
+    const before = seen.redactions;
+    const key = cleanBounded(k, 64, redactor, seen).text;
+    if (seen.redactions !== before) continue;
     // "__pro\u200bto__" sanitizes into a key the parser rejected; never re-create one.
     if (key === '__proto__' || key === 'prototype') continue;
-    out[key] = sanitizeDeep(v, maxTextBytes, depth + 1);
+    out[key] = sanitizeDeep(v, maxTextBytes, depth + 1, redactor, seen);
   }
   return out;
 }
@@ -248,7 +319,9 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
   if (typeof value === 'object') return 'an object';
-  return `${typeof value === 'number' ? 'the number' : typeof value === 'boolean' ? 'the boolean' : typeof value} ${String(value)}`;
+  // A long number may be a credential made of digits that the remote echoes: only short ones are shown.
+  if (typeof value === 'number') return String(value).length < 8 ? `the number ${String(value)}` : 'a number';
+  return `${typeof value === 'boolean' ? 'the boolean' : typeof value} ${String(value)}`;
 }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;

@@ -20,18 +20,17 @@
 // runs to the end of the text, and all of it goes: a terminal would swallow it.
 // Two-character escapes are ESC, any intermediates 0x20-0x2F, and one final
 // byte 0x30-0x7E (ESC c, ESC 7, ESC ( B). An ESC followed by anything else
-// is removed alone.
-const CONTROL_SEQUENCE_SOURCE = [
+// is removed alone. Exported as source: the redactor skips exactly what this removes.
+export const CONTROL_SEQUENCE_SOURCE = [
   '(?:\\x1b\\[|\\x9b)[\\x20-\\x3f]*[\\x40-\\x7e]?',
   '(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x9c)?',
   '(?:\\x1b[PX^_]|[\\x90\\x98\\x9e\\x9f])[^\\x1b\\x9c]*\\x9c?',
   '\\x1b[\\x20-\\x2f]*[\\x30-\\x7e]?',
 ].join('|');
 
-/** Matches one whole control sequence (global; see above). Shared with the redactor, which must skip what this removes. */
-export const CONTROL_SEQUENCE = new RegExp(CONTROL_SEQUENCE_SOURCE, 'g');
+const CONTROL_SEQUENCE = new RegExp(CONTROL_SEQUENCE_SOURCE, 'g');
 /** Cheap test: does the text hold anything that can start a control sequence? */
-const SEQUENCE_START = /[\x1b\x90\x98\x9b\x9d\x9e\x9f]/;
+export const SEQUENCE_START = /[\x1b\x90\x98\x9b\x9d\x9e\x9f]/;
 
 // Whitespace-like controls and line/paragraph separators become a space so
 // "line one\nline two" stays readable; every other control (Cc) and every

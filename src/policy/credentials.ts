@@ -3,7 +3,10 @@
  * token from an environment variable or a file, or a named header from an
  * environment variable. The secret lives only in a closure: printing,
  * logging or JSON-serialising a source shows where the secret comes from,
- * never the secret.
+ * never the secret. `secrets()` hands the values to the gateway's redactor
+ * (never to a log): a caller must never get them back from the remote.
+ * Values shorter than MIN_SECRET_BYTES are refused: they cannot be removed
+ * from a remote's text without mangling it.
  *
  * Token files are re-read when they change (rotation, Kubernetes secret
  * mounts). We poll with fs.statSync from `headers()`, at most once per
@@ -15,6 +18,7 @@
 import fs from 'node:fs';
 import { inspect } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
+import { MIN_SECRET_BYTES } from '../envelope/redact.js';
 import { HOP_BY_HOP } from './header-policy.js';
 
 /** Header names a credential may not take: they would break or hijack the HTTP exchange. */
@@ -72,6 +76,12 @@ export class CredentialError extends Error {
 export interface CredentialSource {
   /** The header(s) to add to each upstream request; a fresh object every call. */
   headers(): Record<string, string>;
+  /**
+   * The values a caller must never get back: the current one and, after a
+   * token file rotated, the previous one too. The same frozen array until a
+   * rotation, so a cache keyed by it knows when to rebuild. Internal: never logged.
+   */
+  secrets(): readonly string[];
   /** Where the secret comes from, e.g. "bearer from env API_TOKEN"; never the secret. */
   readonly description: string;
   toString(): string;
@@ -85,32 +95,56 @@ export interface CredentialSourceOptions {
   readonly now?: () => number;
   /** Minimum time between stat checks of a token file. */
   readonly checkIntervalMs?: number;
+  /** The remote's name: creation errors then name the config key (`remotes.<name>.auth.tokenEnv: ...`). */
+  readonly remote?: string;
 }
 
 // Visible ASCII and space only: CR/LF would split the request, NUL and other
 // controls make undici throw, and real tokens and API keys are ASCII.
 const VALID_SECRET = /^[\x20-\x7e]+$/;
 
-/** Builds the source for one remote; throws CredentialError when the secret is missing or invalid. */
+/** Builds the source for one remote; throws CredentialError when the secret is missing, invalid or too short. */
 export function createCredentialSource(
   auth: AuthConfig,
   env: Readonly<Record<string, string | undefined>> = process.env,
   opts: CredentialSourceOptions = {},
 ): CredentialSource {
+  try {
+    return buildSource(auth, env, opts);
+  } catch (err) {
+    if (!(err instanceof CredentialError) || opts.remote === undefined) throw err;
+    const key = auth.type === 'header' ? (CREDENTIAL_HEADER_NAME.test(auth.name.toLowerCase()) ? 'valueEnv' : 'name') : 'tokenEnv' in auth ? 'tokenEnv' : 'tokenFile';
+    throw new CredentialError(`remotes.${opts.remote}.auth.${key}: ${err.message}`);
+  }
+}
+
+function buildSource(auth: AuthConfig, env: Readonly<Record<string, string | undefined>>, opts: CredentialSourceOptions): CredentialSource {
   if (auth.type === 'header') {
     const name = auth.name.toLowerCase();
     if (!CREDENTIAL_HEADER_NAME.test(name)) {
       throw new CredentialError(`credential header name "${auth.name}" is not allowed`);
     }
     const value = readEnv(env, auth.valueEnv);
-    return makeSource(`header ${name} from env ${auth.valueEnv}`, () => ({ [name]: value }));
+    const secrets = Object.freeze([value]);
+    return makeSource(`header ${name} from env ${auth.valueEnv}`, () => ({ [name]: value }), () => secrets);
   }
   if ('tokenEnv' in auth) {
     const token = readEnv(env, auth.tokenEnv);
-    return makeSource(`bearer from env ${auth.tokenEnv}`, () => ({ authorization: `Bearer ${token}` }));
+    const secrets = Object.freeze([token]);
+    return makeSource(`bearer from env ${auth.tokenEnv}`, () => ({ authorization: `Bearer ${token}` }), () => secrets);
   }
   const file = watchTokenFile(auth.tokenFile, opts);
-  return makeSource(`bearer from file ${auth.tokenFile}`, () => ({ authorization: `Bearer ${file.current()}` }));
+  return makeSource(`bearer from file ${auth.tokenFile}`, () => ({ authorization: `Bearer ${file.current()}` }), () => file.secrets());
+}
+
+/** Why a value is refused, or undefined when it is a usable credential. */
+function valueProblem(value: string): string | undefined {
+  if (!VALID_SECRET.test(value)) return 'contains characters not allowed in a header value';
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes < MIN_SECRET_BYTES) {
+    return `holds ${bytes} bytes; a credential must be at least ${MIN_SECRET_BYTES} bytes so that the gateway can keep it out of what callers receive`;
+  }
+  return undefined;
 }
 
 function readEnv(env: Readonly<Record<string, string | undefined>>, name: string): string {
@@ -118,16 +152,16 @@ function readEnv(env: Readonly<Record<string, string | undefined>>, name: string
   if (value === undefined || value === '') {
     throw new CredentialError(`environment variable ${name} is not set or is empty`);
   }
-  if (!VALID_SECRET.test(value)) {
-    throw new CredentialError(`environment variable ${name} contains characters not allowed in a header value`);
-  }
+  const problem = valueProblem(value);
+  if (problem) throw new CredentialError(`environment variable ${name} ${problem}`);
   return value;
 }
 
-function makeSource(description: string, headers: () => Record<string, string>): CredentialSource {
+function makeSource(description: string, headers: () => Record<string, string>, secrets: () => readonly string[]): CredentialSource {
   const shown = `CredentialSource(${description})`;
   const source: CredentialSource = {
     headers,
+    secrets,
     description,
     toString: () => shown,
     toJSON: () => ({ credential: description }),
@@ -146,6 +180,7 @@ interface FileSignature {
 
 interface TokenFile {
   current(): string;
+  secrets(): readonly string[];
 }
 
 function watchTokenFile(path: string, opts: CredentialSourceOptions): TokenFile {
@@ -154,6 +189,7 @@ function watchTokenFile(path: string, opts: CredentialSourceOptions): TokenFile 
   const first = readTokenFile(path);
   if (first instanceof CredentialError) throw first;
   let token = first.token;
+  let secrets: readonly string[] = Object.freeze([token]);
   let seen: FileSignature = first.signature;
   let checkedAt = now();
   // Report a failure once, not every second, until the file is good again.
@@ -166,6 +202,7 @@ function watchTokenFile(path: string, opts: CredentialSourceOptions): TokenFile 
   };
 
   return {
+    secrets: () => secrets,
     current(): string {
       const at = now();
       if (at - checkedAt < interval) return token;
@@ -185,6 +222,8 @@ function watchTokenFile(path: string, opts: CredentialSourceOptions): TokenFile 
         report(new CredentialError(`${next.message}; keeping the last good token`));
         return token;
       }
+      // The previous token stays redacted: replies to calls that carried it may still be on their way.
+      if (next.token !== token) secrets = Object.freeze([next.token, token]);
       token = next.token;
       seen = next.signature;
       reported = false;
@@ -210,9 +249,8 @@ function readTokenFile(path: string): { token: string; signature: FileSignature 
   }
   const token = text.trim();
   if (token === '') return new CredentialError(`token file ${path} is empty`);
-  if (!VALID_SECRET.test(token)) {
-    return new CredentialError(`token file ${path} contains characters not allowed in a header value`);
-  }
+  const problem = valueProblem(token);
+  if (problem) return new CredentialError(`token file ${path} ${problem}`);
   return { token, signature };
 }
 

@@ -7,6 +7,7 @@
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { ConcurrencyLimiter, type Release } from './concurrency.js';
+import { Redactor } from '../envelope/redact.js';
 import { createCredentialSource, type CredentialSource } from './credentials.js';
 import { LimitError } from './limit-error.js';
 import { RedisTokenBucket, type RedisClients } from './redis-bucket.js';
@@ -43,10 +44,26 @@ export class RemoteRuntime {
     });
     this.credentials = remote.auth
       ? createCredentialSource(remote.auth, hooks.env ?? process.env, {
+          remote: remote.name,
           onError: (err) => hooks.onCredentialError?.(remote.name, err),
         })
       : undefined;
     this.fingerprint = fingerprintOf(remote);
+  }
+
+  #redactor: { readonly from: readonly string[]; readonly redactor: Redactor } | undefined;
+
+  /**
+   * Keeps this remote's credentials out of what callers receive; undefined
+   * for a remote without `auth` (which then pays nothing). Rebuilt when the
+   * credential values change (a token file rotated), which the source
+   * signals by handing out a new array.
+   */
+  redactor(): Redactor | undefined {
+    if (!this.credentials) return undefined;
+    const values = this.credentials.secrets();
+    if (this.#redactor?.from !== values) this.#redactor = { from: values, redactor: new Redactor(values) };
+    return this.#redactor.redactor;
   }
 
   /**

@@ -30,4 +30,6 @@ export interface CallLog {
   upstreamMs?: number;
   totalMs?: number;
   events?: number;
+  /** Credentials of the remote removed from (or refused in) what the caller received. */
+  redactions?: number;
 }

@@ -11,6 +11,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
   log.totalMs = Math.round((performance.now() - started) * 1000) / 1000;
   ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut);
+  if (log.redactions) {
+    const path = log.events === undefined ? 'reply' : 'stream';
+    ctx.metrics.redactions.inc({ remote: log.remote, path }, log.redactions);
+    // The event, never the value.
+    reply.request.log.warn({ requestId: reply.request.id, remote: log.remote, path, redactions: log.redactions }, 'remote sent back a credential of this gateway; removed before the caller saw it');
+  }
   reply.request.log.info({ requestId: reply.request.id, call: log }, 'call');
 }
 

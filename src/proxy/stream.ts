@@ -12,6 +12,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import { fail, type Normalized } from '../envelope/normalize.js';
+import type { Redactor } from '../envelope/redact.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
@@ -61,15 +62,24 @@ export async function streamCall(
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
+    const redactor = runtime.redactor();
+    if (redactor) {
+      const kept = redactor.headers(responseHeaders);
+      responseHeaders = kept.headers;
+      if (kept.count > 0) log.redactions = kept.count;
+    }
     if (!isEventStream(res)) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
-      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller }, lease);
+      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor }, lease);
+      if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
       if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
     } else {
       clearTimeout(totalDeadline);
       lease.release();
-      await relay(ctx, reply, res, { remote, call, caller }, responseHeaders, log);
+      // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
+      const liveRedactor = runtime.credentials ? () => runtime.redactor() : undefined;
+      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor }, responseHeaders, log);
       if (res.statusCode >= 500) runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
     }
@@ -100,11 +110,11 @@ async function relay(
   ctx: GatewayContext,
   reply: FastifyReply,
   res: Awaited<ReturnType<typeof sendUpstream>>,
-  target: { remote: RemoteConfig; call: CallerRequest; caller: CallerGeneration },
+  target: { remote: RemoteConfig; call: CallerRequest; caller: CallerGeneration; redactor: (() => Redactor | undefined) | undefined },
   responseHeaders: Record<string, string>,
   log: CallLog,
 ): Promise<void> {
-  const { remote, call, caller } = target;
+  const { remote, call, caller, redactor } = target;
   // From here on the relay writes the raw response; Fastify must not answer too.
   reply.hijack();
   const body = res.body;
@@ -120,6 +130,7 @@ async function relay(
       headers: { ...responseHeaders, 'x-request-id': reply.request.id },
       shutdown: ctx.shutdown,
       checkResult,
+      redactor,
       abortUpstream: () => body.destroy(),
       buffer: ctx.budget.lease(),
     },
@@ -127,6 +138,7 @@ async function relay(
   log.outcome = outcome.callerClosed && outcome.outcome === 'ok' ? 'CALLER_CLOSED' : outcome.outcome;
   log.events = outcome.events;
   log.bytesOut = outcome.bytesOut;
+  if (outcome.redactions) log.redactions = (log.redactions ?? 0) + outcome.redactions;
   ctx.metrics.streamEvents.inc({ remote: remote.name }, outcome.events);
 }
 

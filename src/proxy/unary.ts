@@ -70,7 +70,14 @@ export async function unaryCall(
     clearTimeout(headersDeadline);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
-    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller }, lease, rewriteResult);
+    const redactor = runtime.redactor();
+    if (redactor) {
+      const kept = redactor.headers(responseHeaders);
+      responseHeaders = kept.headers;
+      if (kept.count > 0) log.redactions = kept.count;
+    }
+    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor }, lease, rewriteResult);
+    if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
     breakerVerdict = breakerVerdictOf(res.statusCode, normalized);

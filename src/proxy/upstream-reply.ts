@@ -10,6 +10,7 @@ import { checkResult } from '../a2a/result-validate.js';
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import type { Redactor } from '../envelope/redact.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody, type ByteHold } from '../upstream/read-body.js';
@@ -26,6 +27,8 @@ export interface ReplyTarget {
   readonly remote: RemoteConfig;
   readonly call: CallerRequest;
   readonly caller: CallerGeneration;
+  /** The remote's credentials to keep from the caller (remotes with `auth`). */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** Reads the body with the unary cap (decoded), then normalizes, validates (validateResults) and rewrites it. */
@@ -36,19 +39,25 @@ export async function normalizeUpstreamReply(
   hold: ByteHold,
   rewriteResult?: ResultRewrite,
 ): Promise<Normalized> {
-  const { remote, call, caller } = target;
+  const { remote, call, caller, redactor } = target;
   const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
   if (!read.ok) {
     if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
     return fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
   }
-  let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller));
-  if (normalized.outcome === 'ok' && remote.limits.validateResults) {
-    const check = checkResult(call.method, normalized.result);
-    if (!check.ok) normalized = fail(call.id, 'INVALID_RESULT', { remote: remote.name, httpStatus: 200, caller }, check.problem);
-  }
+  let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller, redactor));
+  // Counted here: the checks and rewrites below make new envelopes.
+  const redactions = normalized.redactions;
+  if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, target);
   if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id, caller });
-  return normalized;
+  return redactions ? { ...normalized, redactions } : normalized;
+}
+
+/** `limits.validateResults`: a result that does not match the method's A2A schema becomes -32006 INVALID_RESULT. */
+function validatedResult(normalized: Normalized, { remote, call, caller }: ReplyTarget): Normalized {
+  const ctx = { remote: remote.name, httpStatus: 200, caller };
+  const check = checkResult(call.method, normalized.result);
+  return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', ctx, check.problem);
 }
 
 /** The breaker's verdict on an answered call. */

@@ -13,6 +13,7 @@ import { CardCache, type CachedCard } from '../a2a/card-cache.js';
 import { CardFetchError, fetchCardWithUndici, type FetchCard } from '../a2a/card-fetch.js';
 import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
 import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import type { Redactor } from '../envelope/redact.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { cardCacheControl, cardEtag, cardVary, notModified } from './card-caching.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
@@ -28,6 +29,11 @@ export interface AgentCardRouteOptions {
   readonly cache?: CardCache<ValidCard>;
   /** Where the routes are mounted (default: /remotes/:name on the shared listener). */
   readonly mount?: RemoteMount;
+  /** Keeps a remote's credentials out of its card (remotes with `auth`); `count` feeds the metric each time it acts. */
+  readonly redaction?: {
+    readonly redactorFor: (remote: string) => Redactor | undefined;
+    readonly count: (remote: string, redactions: number) => void;
+  };
 }
 
 export interface ProblemBody {
@@ -49,7 +55,7 @@ export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRoute
   const mount = opts.mount ?? sharedMount;
   // The A2A schemas are compiled on the first card request (~150 ms once), not at start-up:
   // a gateway whose callers never ask for cards keeps ~12 MiB less resident.
-  const handler = (request: FastifyRequest, reply: FastifyReply) => serveCard(request, reply, config(), fetchCard, cache, mount);
+  const handler = (request: FastifyRequest, reply: FastifyReply) => serveCard(request, reply, config(), fetchCard, cache, mount, opts.redaction);
   for (const path of CARD_PATHS) app.get(`${mount.prefix}${path}`, handler);
 }
 
@@ -63,9 +69,16 @@ async function serveCard(
   fetchCard: FetchCard,
   cache: CardCache<ValidCard>,
   mount: RemoteMount,
+  redaction: AgentCardRouteOptions['redaction'],
 ): Promise<void> {
   const remote = config.remotes.get(mount.remoteName(request) ?? '');
   if (!remote) return sendProblem(reply, 404, 'UNKNOWN_REMOTE');
+  const redactor = redaction?.redactorFor(remote.name);
+  const noteRedacted = (redactions: number): void => {
+    redaction?.count(remote.name, redactions);
+    // The event, never the value.
+    request.log.warn({ requestId: request.id, remote: remote.name, path: 'card', redactions }, 'remote sent back a credential of this gateway; removed before the caller saw it');
+  };
 
   let cached: CachedCard<ValidCard>;
   try {
@@ -79,13 +92,25 @@ async function serveCard(
   } catch (err) {
     const failure = describeFailure(err);
     request.log.warn({ requestId: request.id, remote: remote.name, reason: failure.reason, httpStatus: failure.httpStatus, err: describeForLog(err) }, 'agent card fetch failed');
-    return sendProblem(reply, 502, failure.reason, failure.detail);
+    // A schema problem names member names, and a member name can be a credential the remote echoed.
+    const detail = failure.detail !== undefined && redactor ? redactor.text(failure.detail) : undefined;
+    if (detail?.count) noteRedacted(detail.count);
+    return sendProblem(reply, 502, failure.reason, detail ? detail.text : failure.detail);
   }
   if (cached.stale) request.log.warn({ requestId: request.id, remote: remote.name }, 'serving a stale agent card: refresh failed');
 
+  // Before the rewrite: it cuts long texts, and a credential must go whole, not be cut in half.
+  let source = cached.card.card;
+  if (redactor) {
+    const redacted = redactor.value(source);
+    if (!redacted.ok || redacted.count > 0) noteRedacted(redacted.ok ? redacted.count : 1);
+    if (!redacted.ok) return sendProblem(reply, 502, 'CREDENTIAL_ECHOED', `in a ${redacted.where} of the card`);
+    source = redacted.value as Record<string, unknown>;
+  }
+
   let card: Record<string, unknown>;
   try {
-    card = rewriteCard(cached.card.card, cached.card.generation, {
+    card = rewriteCard(source, cached.card.generation, {
       remoteUrl: remote.url,
       gatewayRemoteUrl: mount.baseUrl(request, config.server, remote),
       maxCardTextBytes: remote.limits.maxCardTextBytes,

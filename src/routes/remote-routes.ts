@@ -27,5 +27,13 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
   const { ctx, mount } = opts;
   if (opts.callerAuth) app.addHook('onRequest', callerAuthHook(ctx, opts.callerAuth));
   await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount) });
-  await app.register(agentCardRoutes, { config: () => ctx.config(), mount, cache: opts.cardCache });
+  await app.register(agentCardRoutes, {
+    config: () => ctx.config(),
+    mount,
+    cache: opts.cardCache,
+    redaction: {
+      redactorFor: (name) => ctx.runtime(name)?.redactor(),
+      count: (remote, n) => ctx.metrics.redactions.inc({ remote, path: 'card' }, n),
+    },
+  });
 }

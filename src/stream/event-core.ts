@@ -7,7 +7,8 @@
  */
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail, normalizePolicyOf } from '../envelope/normalize.js';
+import { fail, normalizePolicyOf, type NormalizePolicy } from '../envelope/normalize.js';
+import type { Redactor } from '../envelope/redact.js';
 import type { Limits, RemoteConfig } from '../config/schema.js';
 import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
 import { SseParser, type SseItem } from './sse-parser.js';
@@ -19,6 +20,8 @@ export interface OutputEvent {
   readonly outcome: EventOutcome;
   /** Nothing follows this event; the relay closes both sides. */
   readonly final: boolean;
+  /** Credentials of the remote removed from (or refused in) this event. */
+  readonly redactions?: number | undefined;
 }
 
 export interface CoreOptions {
@@ -32,6 +35,11 @@ export interface CoreOptions {
   readonly checkResult?: EventContext['checkResult'];
   /** The caller's A2A generation (shape of error.data); default 1.0. */
   readonly caller?: CallerGeneration | undefined;
+  /**
+   * The remote's redactor, asked for each event: a token file that rotates
+   * during a long stream is redacted from the events after it.
+   */
+  readonly redactor?: (() => Redactor | undefined) | undefined;
 }
 
 /** What relay.ts drives. */
@@ -48,9 +56,17 @@ export interface RelayCore {
   stop(reason: Reason): OutputEvent[];
 }
 
-export function toOutput(json: string, outcome: EventOutcome, final: boolean): OutputEvent {
+export function toOutput(json: string, outcome: EventOutcome, final: boolean, redactions?: number): OutputEvent {
   const line = oneLine(json);
-  return { text: `data: ${line}\n\n`, json: line, outcome, final };
+  return { text: `data: ${line}\n\n`, json: line, outcome, final, ...(redactions ? { redactions } : {}) };
+}
+
+/** The normalizer's policy for a stream, its redactor looked up live (see CoreOptions.redactor). */
+function streamPolicy(opts: CoreOptions): NormalizePolicy {
+  const policy = normalizePolicyOf(opts.remote, opts.caller);
+  const redactor = opts.redactor;
+  if (!redactor) return policy;
+  return Object.defineProperty({ ...policy }, 'redactor', { get: redactor, enumerable: true });
 }
 
 /** Shared ending logic: at most one final event, after which everything is ignored. */
@@ -60,7 +76,7 @@ abstract class CoreBase implements RelayCore {
   protected readonly ctx: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: normalizePolicyOf(opts.remote, opts.caller), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
+    this.ctx = { callerId: opts.callerId, policy: streamPolicy(opts), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
   }
 
   abstract push(chunk: Buffer): OutputEvent[];
@@ -136,7 +152,7 @@ export class EventRelayCore extends CoreBase {
       return false;
     }
     const n = normalizeEvent(item, this.ctx, this.upstreamEvents);
-    const event = toOutput(n.json, n.outcome, n.final);
+    const event = toOutput(n.json, n.outcome, n.final, n.redactions);
     out.push(n.final ? this.finish(event) : event);
     return !n.final;
   }

@@ -16,6 +16,8 @@ export interface NormalizedEvent {
   readonly outcome: EventOutcome;
   /** The stream ends after this event (an error: A2A streams end on error). */
   readonly final: boolean;
+  /** Credentials of the remote removed from (or refused in) this event. */
+  readonly redactions?: number | undefined;
 }
 
 export interface EventContext {
@@ -32,10 +34,10 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
   if (event.invalidUtf8) return invalidEvent(ctx, index, 'INVALID_UTF8');
   if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
   const n = normalizeJsonText(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
-  if (n.outcome === 'ok' && ctx.checkResult?.(n.result) !== undefined) return invalidEvent(ctx, index, 'INVALID_RESULT');
-  if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false };
-  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true };
-  return invalidEvent(ctx, index, n.outcome);
+  if (n.outcome === 'ok' && ctx.checkResult?.(n.result) !== undefined) return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
+  if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false, redactions: n.redactions };
+  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
+  return invalidEvent(ctx, index, n.outcome, n.redactions);
 }
 
 /**
@@ -65,9 +67,9 @@ function normalizeErrorEvent(data: string, ctx: EventContext, index: number): No
   else return invalidEvent(ctx, index, 'INVALID_RESPONSE');
 
   const n = normalizeJsonText(envelopeText, ctx.callerId, ctx.policy, ctx.httpStatus);
-  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true };
+  if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
   // An `error` event that normalizes to a success is not an error we can describe.
-  return invalidEvent(ctx, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome);
+  return invalidEvent(ctx, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome, n.redactions);
 }
 
 /** `errorJson` is valid JSON text (checked by the caller), so the wrapper is too. */
@@ -75,14 +77,14 @@ function wrapError(errorJson: string): string {
   return `{"jsonrpc":"2.0","id":null,"error":${errorJson}}`;
 }
 
-function invalidEvent(ctx: EventContext, index: number, cause: Reason): NormalizedEvent {
+function invalidEvent(ctx: EventContext, index: number, cause: Reason, redactions?: number): NormalizedEvent {
   const n = fail(ctx.callerId, 'INVALID_EVENT', {
     remote: ctx.policy.remote,
     httpStatus: ctx.httpStatus,
     metadata: { cause, event: index },
     caller: ctx.policy.caller,
   });
-  return { json: n.json, outcome: n.outcome, final: true };
+  return { json: n.json, outcome: n.outcome, final: true, redactions };
 }
 
 /**

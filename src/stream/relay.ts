@@ -39,6 +39,8 @@ export interface StreamRelayOptions {
   shutdown?: AbortSignal;
   /** `limits.validateResults`: each event's result is checked (see EventContext.checkResult). */
   checkResult?: CoreOptions['checkResult'];
+  /** The remote's credentials to keep out of every event (see CoreOptions.redactor). */
+  redactor?: CoreOptions['redactor'];
   /** The gateway-wide byte budget for the event being assembled; a stream that cannot get room ends with GATEWAY_OVERLOADED. */
   buffer?: { resize(bytes: number): boolean; release(): void };
 }
@@ -53,6 +55,8 @@ export interface StreamOutcome {
   bytesOut: number;
   /** The caller went away before the stream ended (the upstream was aborted). */
   callerClosed: boolean;
+  /** Credentials of the remote removed from (or refused in) the events. */
+  redactions?: number;
 }
 
 const noop = (): void => {};
@@ -77,6 +81,7 @@ class StreamRelay {
   /** Waiting for the caller to drain: upstream reading and its silence timers are paused. */
   private paused = false;
   private events = 0;
+  private redactions = 0;
   private bytesIn = 0;
   private bytesOut = 0;
   /** Upstream events that produced output (what streamNoDataMs watches). */
@@ -102,7 +107,14 @@ class StreamRelay {
       out.on('close', this.onCallerClose);
       out.on('drain', this.onDrain);
 
-      const coreOptions = { callerId: this.opts.callerId, remote, httpStatus: this.up.statusCode, checkResult: this.opts.checkResult, caller: this.opts.caller };
+      const coreOptions = {
+        callerId: this.opts.callerId,
+        remote,
+        httpStatus: this.up.statusCode,
+        checkResult: this.opts.checkResult,
+        caller: this.opts.caller,
+        redactor: this.opts.redactor,
+      };
       const core = new EventRelayCore(coreOptions);
       this.core = core;
       // Only event streams are relayed; anything else reaching here is a bug upstream of the relay, said once.
@@ -203,6 +215,7 @@ class StreamRelay {
 
   private emit(events: OutputEvent[]): void {
     if (this.done) return;
+    for (const event of events) this.redactions += event.redactions ?? 0;
     if (events.length > 0) {
       // One write per upstream chunk, however many events it carried: a write per
       // event cost ~3x the CPU under burst load.
@@ -233,7 +246,8 @@ class StreamRelay {
       this.up.body.destroy();
     }
     const outcome = this.core?.outcome ?? 'ok';
-    this.resolve({ outcome, events: this.events, bytesIn: this.bytesIn, bytesOut: this.bytesOut, callerClosed });
+    const redacted = this.redactions > 0 ? { redactions: this.redactions } : {};
+    this.resolve({ outcome, events: this.events, bytesIn: this.bytesIn, bytesOut: this.bytesOut, callerClosed, ...redacted });
   }
 
   private callerLeft(): void {

@@ -53,6 +53,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly redactions = new Counter({
+    name: 'a2a_egress_redactions_total',
+    help: 'Places where a remote sent back a credential of this gateway, removed (or the reply refused) before a caller saw it, by remote and path (reply, stream, card)',
+    labelNames: ['remote', 'path'] as const,
+    registers: [this.registry],
+  });
+
   readonly breakerState = new Gauge({
     name: 'a2a_egress_circuit_state',
     help: 'Circuit breaker state per remote: 0 closed, 1 half-open, 2 open',

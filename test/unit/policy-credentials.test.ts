@@ -68,9 +68,9 @@ t.test('default env is process.env', async (t) => {
 
 t.test('header names that would break the exchange are refused at creation', async (t) => {
   for (const name of ['Host', 'connection', 'Transfer-Encoding', 'content-length', 'Content-Type', 'te', 'bad name', '']) {
-    t.throws(() => createCredentialSource({ type: 'header', name, valueEnv: 'K' }, { K: 'v' }), { name: 'CredentialError' }, name);
+    t.throws(() => createCredentialSource({ type: 'header', name, valueEnv: 'K' }, { K: SECRET }), { name: 'CredentialError' }, name);
   }
-  t.doesNotThrow(() => createCredentialSource({ type: 'header', name: 'tea', valueEnv: 'K' }, { K: 'v' }), 'prefix-like names are fine');
+  t.doesNotThrow(() => createCredentialSource({ type: 'header', name: 'tea', valueEnv: 'K' }, { K: SECRET }), 'prefix-like names are fine');
 });
 
 function tokenFile(t: Test, content: string) {
@@ -115,42 +115,42 @@ t.test('tokenFile: missing, empty or invalid at creation is a CredentialError', 
 });
 
 t.test('tokenFile: a change is picked up, but not checked more than once per interval', async (t) => {
-  const { file, source, errors, advance } = fileSource(t, 'first');
+  const { file, source, errors, advance } = fileSource(t, 'first-token');
   rewrite(file, 'second-token', 1_000_000);
   advance(999);
-  t.same(source.headers(), { authorization: 'Bearer first' }, 'just under 1 s: not re-checked');
+  t.same(source.headers(), { authorization: 'Bearer first-token' }, 'just under 1 s: not re-checked');
   advance(1);
   t.same(source.headers(), { authorization: 'Bearer second-token' }, 'at 1 s: re-read');
   t.same(errors, []);
 });
 
 t.test('tokenFile: same size but a new mtime is a change', async (t) => {
-  const { file, source, advance } = fileSource(t, 'aaaa');
-  rewrite(file, 'bbbb', 1_000_000);
+  const { file, source, advance } = fileSource(t, 'aaaaaaaa');
+  rewrite(file, 'bbbbbbbb', 1_000_000);
   advance(1000);
-  t.same(source.headers(), { authorization: 'Bearer bbbb' });
+  t.same(source.headers(), { authorization: 'Bearer bbbbbbbb' });
 });
 
 t.test('tokenFile: an atomic replace (rename over, as secret mounts do) is a change', async (t) => {
-  const { file, source, advance } = fileSource(t, 'aaaa');
+  const { file, source, advance } = fileSource(t, 'aaaaaaaa');
   const next = file + '.new';
-  fs.writeFileSync(next, 'cccc');
+  fs.writeFileSync(next, 'cccccccc');
   fs.utimesSync(next, START_MTIME, START_MTIME); // same size, same mtime: only the inode differs
   t.not(fs.statSync(next).ino, fs.statSync(file).ino);
   fs.renameSync(next, file);
   advance(1000);
-  t.same(source.headers(), { authorization: 'Bearer cccc' });
+  t.same(source.headers(), { authorization: 'Bearer cccccccc' });
 });
 
 t.test('tokenFile: an unchanged file is not re-read', async (t) => {
-  const { file, source, advance } = fileSource(t, 'aaaa');
-  // Same inode, size and mtime, different bytes: a re-read would show 'zzzz'.
+  const { file, source, advance } = fileSource(t, 'aaaaaaaa');
+  // Same inode, size and mtime, different bytes: a re-read would show 'zzzzzzzz'.
   const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, 'zzzz', 0);
+  fs.writeSync(fd, 'zzzzzzzz', 0);
   fs.closeSync(fd);
   fs.utimesSync(file, START_MTIME, START_MTIME);
   advance(1000);
-  t.same(source.headers(), { authorization: 'Bearer aaaa' });
+  t.same(source.headers(), { authorization: 'Bearer aaaaaaaa' });
 });
 
 t.test('tokenFile: file deleted later keeps the last good token and reports once', async (t) => {
@@ -190,17 +190,73 @@ t.test('tokenFile: later empty or CR/LF content keeps the last good token', asyn
 });
 
 t.test('tokenFile: onError is optional', async (t) => {
-  const file = tokenFile(t, 'x');
+  const file = tokenFile(t, SECRET);
   let now = 0;
   const source = createCredentialSource({ type: 'bearer', tokenFile: file }, {}, { now: () => now, checkIntervalMs: 10 });
   fs.rmSync(file);
   now = 10;
-  t.same(source.headers(), { authorization: 'Bearer x' });
+  t.same(source.headers(), { authorization: `Bearer ${SECRET}` });
 });
 
 t.test('tokenFile with the default clock', async (t) => {
-  const source = createCredentialSource({ type: 'bearer', tokenFile: tokenFile(t, 'x') });
-  t.same(source.headers(), { authorization: 'Bearer x' });
+  const source = createCredentialSource({ type: 'bearer', tokenFile: tokenFile(t, SECRET) });
+  t.same(source.headers(), { authorization: `Bearer ${SECRET}` });
+});
+
+t.test('values shorter than 8 bytes are refused at creation, naming the remote and key, never the value', async (t) => {
+  const cases: [string, Parameters<typeof createCredentialSource>[0], Record<string, string>][] = [
+    ['tokenEnv', { type: 'bearer', tokenEnv: 'API_TOKEN' }, { API_TOKEN: 'seven77' }],
+    ['valueEnv', { type: 'header', name: 'x-api-key', valueEnv: 'API_KEY' }, { API_KEY: 'seven77' }],
+  ];
+  for (const [key, auth, env] of cases) {
+    const err = t.throws(() => createCredentialSource(auth, env, { remote: 'weather' })) as Error;
+    t.equal(err.name, 'CredentialError');
+    t.match(err.message, new RegExp(`^remotes\\.weather\\.auth\\.${key}: environment variable API_(TOKEN|KEY) holds 7 bytes; a credential must be at least 8 bytes`));
+    t.notMatch(err.message, 'seven77');
+    const eight = Object.fromEntries(Object.keys(env).map((k) => [k, 'eight888']));
+    t.doesNotThrow(() => createCredentialSource(auth, eight, { remote: 'weather' }), `${key}: 8 bytes, just at the bound`);
+  }
+  const file = tokenFile(t, 'seven77\n');
+  const err = t.throws(() => createCredentialSource({ type: 'bearer', tokenFile: file }, {}, { remote: 'files' })) as Error;
+  t.match(err.message, /^remotes\.files\.auth\.tokenFile: token file .* holds 7 bytes/);
+  t.notMatch(err.message, 'seven77');
+  t.doesNotThrow(() => createCredentialSource({ type: 'bearer', tokenFile: tokenFile(t, 'eight888') }), 'a file of 8 bytes passes');
+  const named = t.throws(() => createCredentialSource({ type: 'header', name: 'Host', valueEnv: 'K' }, { K: SECRET }, { remote: 'r' })) as Error;
+  t.match(named.message, /^remotes\.r\.auth\.name: /, 'other creation errors name their key too');
+});
+
+t.test('tokenFile: a rotation to a value under 8 bytes keeps the last good token', async (t) => {
+  const { file, source, errors, advance } = fileSource(t, SECRET);
+  rewrite(file, 'short', 1_000_000);
+  advance(1000);
+  t.same(source.headers(), { authorization: `Bearer ${SECRET}` });
+  t.match(errors[0]?.message, /holds 5 bytes/);
+  t.same(source.secrets(), [SECRET]);
+});
+
+t.test('secrets(): the values to redact, the same array until a rotation, never shown', async (t) => {
+  const env = createCredentialSource({ type: 'bearer', tokenEnv: 'T' }, { T: SECRET });
+  t.same(env.secrets(), [SECRET]);
+  t.equal(env.secrets(), env.secrets(), 'the same array every call');
+  t.ok(Object.isFrozen(env.secrets()));
+  const header = createCredentialSource({ type: 'header', name: 'x-k', valueEnv: 'K' }, { K: `Basic ${SECRET}` });
+  t.same(header.secrets(), [`Basic ${SECRET}`]);
+
+  const { file, source, advance } = fileSource(t, 'first-token');
+  const before = source.secrets();
+  t.same(before, ['first-token']);
+  rewrite(file, 'second-token', 1_000_000);
+  advance(1000);
+  source.headers();
+  t.same(source.secrets(), ['second-token', 'first-token'], 'after a rotation: current and previous');
+  t.not(source.secrets(), before, 'a new array, so the redactor is rebuilt');
+  rewrite(file, 'third-token', 1_000_100);
+  advance(1000);
+  source.headers();
+  t.same(source.secrets(), ['third-token', 'second-token'], 'only the one before the current stays');
+  for (const s of [env, header, source]) assertHidden(t, s, SECRET);
+  t.notMatch(JSON.stringify(source), 'third-token');
+  t.notMatch(inspect(source, { showHidden: true, depth: 10 }), 'third-token');
 });
 
 t.test('AuthSchema validates the three config shapes', async (t) => {
