@@ -19,7 +19,7 @@
  * a value is taken apart.
  */
 import { CONTROL_SEQUENCE_SOURCE, SEQUENCE_START } from './sanitize.js';
-import { JSON_SEQUENCE_START, MIN_SECRET_BYTES, formsOf, jsonProbes, textProbe } from './secret-forms.js';
+import { JSON_SEQUENCE_START, MIN_SECRET_BYTES, escapedFormChar, formsOf, jsonProbe, textProbe } from './secret-forms.js';
 
 export { MIN_SECRET_BYTES } from './secret-forms.js';
 
@@ -49,7 +49,8 @@ class Refused extends Error {
 export class Redactor {
   readonly #forms: readonly string[];
   readonly #text: RegExp;
-  readonly #json: { readonly plainFirst: RegExp; readonly escapedFirst: RegExp };
+  readonly #json: RegExp;
+  readonly #escaped: RegExp;
 
   /** `values` must each be at least MIN_SECRET_BYTES long (credentials.ts refuses shorter ones first). */
   constructor(values: readonly string[]) {
@@ -64,16 +65,13 @@ export class Redactor {
     }
     this.#forms = [...forms];
     this.#text = textProbe(this.#forms);
-    this.#json = jsonProbes(this.#forms);
+    this.#json = jsonProbe(this.#forms);
+    this.#escaped = escapedFormChar(this.#forms);
   }
 
   /** Might a string or number in this JSON text hold a value? False means certainly not; true means look closer. */
   mayHold(json: string): boolean {
-    return (
-      JSON_SEQUENCE_START.test(json) ||
-      this.#json.plainFirst.test(json) ||
-      (json.includes('\\u') && this.#json.escapedFirst.test(json))
-    );
+    return JSON_SEQUENCE_START.test(json) || this.#json.test(json) || (json.includes('\\u') && this.#escaped.test(json));
   }
 
   /** Replaces every (loose, encoded) occurrence in a decoded string with the marker. */

@@ -6,16 +6,23 @@
  * A form is matched "loosely": any run of characters the sanitizer drops or
  * turns into spaces (controls, format characters, whitespace, whole terminal
  * control sequences) may sit between its characters, because a reader (an
- * LLM, a terminal) does not see them.
+ * LLM, a terminal) does not see them. The probes here over-approximate that
+ * cheaply; ./redact.ts then decides exactly.
  */
 
 /** Shortest credential the gateway accepts: shorter values cannot be removed from text without mangling it. */
 export const MIN_SECRET_BYTES = 8;
 
-/** What a reader may not see between two characters of a form (see ./sanitize.ts). */
-const IGNORABLE_CLASS = '[\\p{Cc}\\p{Cf}\\s]';
-/** The same inside JSON text: raw, a two-character escape, or any \u escape (over-approximated: a probe may say "maybe"). */
-const JSON_IGNORABLE = `(?:${IGNORABLE_CLASS}|\\\\[bfnrt]|\\\\u[0-9A-Fa-f]{4})`;
+/**
+ * What may sit between two characters of a form, for the probes: anything
+ * but visible ASCII. Forms are visible ASCII, so this is a superset of what
+ * a reader does not see (controls, format characters, whitespace): a probe
+ * may say "maybe" too often, never "no" wrongly. A small class keeps the
+ * compiled regex small; the precise rule lives in the redactor's skeleton.
+ */
+const LOOSE_GAP = '[^!-~]*';
+/** The same inside JSON text: also two-character escapes and any \u escape. */
+const JSON_LOOSE_GAP = '(?:[^!-~]|\\\\[bfnrt]|\\\\u[0-9A-Fa-f]{4})*';
 
 /**
  * Every form of `secret` the redactor looks for, whitespace removed (the
@@ -50,29 +57,28 @@ function percent(c: string): string {
   return [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 
-/** A regex over decoded text that finds any form loosely (controls, format characters and whitespace between characters). */
+/** A regex over decoded text that finds any form loosely (anything but visible ASCII between characters). */
 export function textProbe(forms: readonly string[]): RegExp {
-  return new RegExp(alternation(trieOf(forms), escapeRegex, `${IGNORABLE_CLASS}*`), 'u');
+  return new RegExp(alternation(trieOf(forms), escapeRegex, LOOSE_GAP));
 }
 
 /**
- * Regexes over raw JSON text that find any form loosely, each character raw
- * or escaped. They can say "maybe" where no decoded string holds a form (a
- * probe, not a verdict), never "no" where one does, provided the text holds
- * no terminal control sequence (see `JSON_SEQUENCE_START`). `plainFirst`
- * covers forms whose first character is written raw; `escapedFirst` those
- * written as \u00XX, and only runs on text that has a \u at all: kept apart,
- * the common probe stays a scan for a handful of plain first characters.
+ * A regex over raw JSON text that finds any form loosely, each character
+ * written raw (or as JSON's own \" \\ \/). It can say "maybe" where no
+ * decoded string holds a form (a probe, not a verdict), never "no" where one
+ * does, provided the text holds no terminal control sequence
+ * (`JSON_SEQUENCE_START`) and spells none of the forms' characters as
+ * \u00XX (`escapedFormChar`): encoders escape controls, non-ASCII, and at
+ * most < > & ' among visible ASCII, so either of those is worth the slow path.
  */
-export function jsonProbes(forms: readonly string[]): { readonly plainFirst: RegExp; readonly escapedFirst: RegExp } {
-  const trie = trieOf(forms);
-  const separator = `${JSON_IGNORABLE}*`;
-  const branches = (first: (c: string) => string) =>
-    [...trie.entries()].map(([c, child]) => `${first(c)}${alternation(child, jsonChar, separator, separator)}`).join('|');
-  return {
-    plainFirst: new RegExp(branches(jsonRaw), 'u'),
-    escapedFirst: new RegExp(branches(unicodeEscape), 'u'),
-  };
+export function jsonProbe(forms: readonly string[]): RegExp {
+  return new RegExp(alternation(trieOf(forms), jsonRaw, JSON_LOOSE_GAP));
+}
+
+/** Finds a \u00XX escape of any character the forms use (hex in either case). */
+export function escapedFormChar(forms: readonly string[]): RegExp {
+  const codes = [...new Set(forms.join(''))].map((c) => c.charCodeAt(0).toString(16).padStart(2, '0'));
+  return new RegExp(`\\\\u00(?:${codes.join('|')})`, 'i');
 }
 
 /**
@@ -108,11 +114,7 @@ function alternation(node: Trie, char: (c: string) => string, separator: string,
   return branches.length === 1 ? branches[0]! : `(?:${branches.join('|')})`;
 }
 
-/** One character of a form as JSON text may spell it: raw (escaped if JSON requires it) or as \u00XX. */
-function jsonChar(c: string): string {
-  return c.charCodeAt(0) < 0x80 ? `(?:${jsonRaw(c)}|${unicodeEscape(c)})` : jsonRaw(c);
-}
-
+/** One character of a form as raw JSON text spells it. */
 function jsonRaw(c: string): string {
   if (c === '"') return '\\\\"';
   if (c === '\\') return '\\\\\\\\';
@@ -120,12 +122,6 @@ function jsonRaw(c: string): string {
   return escapeRegex(c);
 }
 
-function unicodeEscape(c: string): string {
-  const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
-  return `\\\\u${[...hex].map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h)).join('')}`;
-}
-
 function escapeRegex(c: string): string {
-  // Only syntax characters (and '/') may be escaped under the u flag.
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }
