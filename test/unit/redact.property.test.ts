@@ -11,8 +11,9 @@ import fc from 'fast-check';
 import sjson from 'secure-json-parse';
 import { normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
-import { cleanText } from '../../src/envelope/sanitize.js';
 import { envelopeViolations } from '../support/envelope-invariants.js';
+import { reveals, stringsOf as strings } from '../support/secret-oracle.js';
+import { cleanText } from '../../src/envelope/sanitize.js';
 
 const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1000;
 const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
@@ -85,25 +86,6 @@ function embed(value: unknown, pick: number, offset: number): unknown {
   const at = offset % (s.length + 1);
   (holder as Record<string | number, string>)[key] = s.slice(0, at) + PLACEHOLDER + s.slice(at);
   return copy;
-}
-
-/** Does any reading of `s` a person or a decoder could make hold the secret? */
-function reveals(s: string, secret: string): boolean {
-  const seen = cleanText(s).replace(/\s+/g, '');
-  if (seen.includes(secret)) return true;
-  const percentDecoded = seen.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-  if (percentDecoded.includes(secret)) return true;
-  for (const run of seen.match(/[A-Za-z0-9+/_-]{8,}/g) ?? []) {
-    for (let k = 0; k < 4; k++) if (Buffer.from(run.slice(k), 'base64').toString('latin1').includes(secret)) return true;
-  }
-  return false;
-}
-
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) value.forEach((v) => strings(v, out));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(k), strings(v, out);
-  return out;
 }
 
 function sameShape(a: unknown, b: unknown): boolean {
