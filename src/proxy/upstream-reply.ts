@@ -11,6 +11,7 @@ import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
+import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody, type ByteHold } from '../upstream/read-body.js';
@@ -56,6 +57,9 @@ export async function normalizeUpstreamReply(
 /** `limits.validateResults`: a result that does not match the method's A2A schema becomes -32006 INVALID_RESULT. */
 function validatedResult(normalized: Normalized, { remote, call, caller }: ReplyTarget): Normalized {
   const ctx = { remote: remote.name, httpStatus: 200, caller };
+  // The result goes on as the remote's bytes: a member named twice would let the caller read what was not validated.
+  const duplicate = findDuplicateMember(normalized.json);
+  if (duplicate) return fail(call.id, 'INVALID_RESULT', ctx, `member ${describeDuplicate(duplicate)}`);
   const check = checkResult(call.method, normalized.result);
   return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', ctx, check.problem);
 }

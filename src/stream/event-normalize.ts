@@ -5,6 +5,7 @@
 import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { scanJson } from '../envelope/json-scan.js';
+import { findDuplicateMember } from '../envelope/strict-json.js';
 import { fail, normalizeJsonText, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
 import type { SseEvent } from './sse-parser.js';
 
@@ -34,7 +35,10 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
   if (event.invalidUtf8) return invalidEvent(ctx, index, 'INVALID_UTF8');
   if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
   const n = normalizeJsonText(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
-  if (n.outcome === 'ok' && ctx.checkResult?.(n.result) !== undefined) return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
+  // Validated results go on as the remote's bytes: a member named twice would let the caller read what was not checked.
+  if (n.outcome === 'ok' && ctx.checkResult && (findDuplicateMember(n.json) || ctx.checkResult(n.result) !== undefined)) {
+    return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
+  }
   if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false, redactions: n.redactions };
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
   return invalidEvent(ctx, index, n.outcome, n.redactions);

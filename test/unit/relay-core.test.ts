@@ -158,3 +158,24 @@ t.test('stop(): one final event, then the core ignores everything', async (t) =>
   t.same(core.end(), []);
   t.equal(core.outcome, 'STREAM_IDLE');
 });
+
+t.test('validateResults: an event whose result names a member twice ends the stream (INVALID_RESULT)', async (t) => {
+  const core = new EventRelayCore({ ...options(), checkResult: () => undefined });
+  const out = [...core.push(Buffer.from(ev(result(1, { a: 1 })) + ev('{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}'))), ...core.end()];
+  t.same(out.map((e) => e.outcome), ['ok', 'INVALID_EVENT']);
+  t.equal(parsed(out[1]).error.data[0].metadata.cause, 'INVALID_RESULT');
+  const unchecked = run(ev('{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}'));
+  t.equal(unchecked[0]?.outcome, 'ok', 'without validateResults the remote’s bytes pass as they are');
+});
+
+t.test('a redactor asked per event: the credential never reaches an event, counted on the event', async (t) => {
+  const { Redactor } = await import('../../src/envelope/redact.js');
+  let current = new Redactor(['first-token-0001']);
+  const core = new EventRelayCore({ ...options(), redactor: () => current });
+  const first = core.push(Buffer.from(ev(result(1, { text: 'with first-token-0001' }))));
+  current = new Redactor(['second-token-0002', 'first-token-0001']);
+  const second = core.push(Buffer.from(ev(result(1, { text: 'with second-token-0002 and first-token-0001' }))));
+  t.same(parsed(first[0]).result, { text: 'with [redacted]' });
+  t.same(parsed(second[0]).result, { text: 'with [redacted] and [redacted]' }, 'a rotation during the stream applies to the next event');
+  t.same([first[0]?.redactions, second[0]?.redactions], [1, 2]);
+});
