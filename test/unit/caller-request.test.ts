@@ -39,13 +39,14 @@ t.test('id twice: refused, and no id echoed (which one would it be?)', async (t)
 });
 
 t.test('another spelling of a JSON-RPC member that case-folding decoders read as it: refused', async (t) => {
-  for (const [variant, member] of [
+  const variants: [string, string][] = [
     ['Method', 'method'],
     ['METHOD', 'method'],
     ['Params', 'params'],
     ['param\u017f', 'params'], // LATIN SMALL LETTER LONG S folds to s
     ['JSONRPC', 'jsonrpc'],
-  ]) {
+  ];
+  for (const [variant, member] of variants) {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: {}, [variant]: member === 'params' ? {} : 'CancelTask' });
     t.same(check(body), { ok: false, reason: 'DUPLICATE_MEMBER', id: 3, detail: `"${member}" twice at $ (once in another spelling)` }, variant);
   }
