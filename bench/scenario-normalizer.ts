@@ -6,6 +6,7 @@
  */
 import sjson from 'secure-json-parse';
 import { normalizeReply, type NormalizePolicy } from '../src/envelope/normalize.js';
+import { Redactor } from '../src/envelope/redact.js';
 import { scanJson } from '../src/envelope/json-scan.js';
 import { KiB, MiB, replyBody, taskResultJson } from './bodies.js';
 import { alternate, pick, type BenchContext } from './context.js';
@@ -13,6 +14,9 @@ import { fmt, type Row, type ScenarioResult } from './report.js';
 import { median, round } from './stats.js';
 
 const POLICY: NormalizePolicy = { remote: 'bench', maxErrorMessageBytes: 200, maxJsonDepth: 64, keepRemoteErrorData: false };
+/** A remote with `auth`: its credential (not in the body, the usual case) is looked for in every reply. */
+const REDACTOR = new Redactor(['bench-token-7f3a9c0d51e2b8a4c6d0e1f2']);
+const AUTH_POLICY: NormalizePolicy = { ...POLICY, redactor: REDACTOR };
 const SIZES = [
   { label: '1 KiB', bytes: KiB },
   { label: '64 KiB', bytes: 64 * KiB },
@@ -63,6 +67,8 @@ export async function normalizerCost(ctx: BenchContext): Promise<ScenarioResult>
       secureParseMBps: round(throughput(() => (sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) ? 1 : 0), body.length, ms / 2), 1),
       jsonParseMBps: round(throughput(() => (JSON.parse(text) ? 1 : 0), body.length, ms / 2), 1),
       jsonStringifyMBps: round(throughput(() => JSON.stringify(parsed).length, body.length, ms / 2), 1),
+      redactProbeMBps: round(throughput(() => (REDACTOR.mayHold(text) ? 1 : 0), body.length, ms / 2), 1),
+      normalizeWithAuthMBps: round(throughput(() => normalizeReply(reply, 'caller-1', AUTH_POLICY).json.length, body.length, ms / 2), 1),
     };
     ctx.log(`  ${size.label}: floor ${fmt(f)} MB/s, normalizeReply ${fmt(n)} MB/s; parts ${JSON.stringify(parts)}`);
     rounds[size.label] = { bodyBytes: body.length, floorMBps: r.a.map((v) => round(v, 1)), normalizeMBps: r.b.map((v) => round(v, 1)), parts };

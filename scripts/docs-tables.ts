@@ -54,7 +54,7 @@ export function configReference(): string {
     '| `remotes.<name>.url` | http(s) URL, required | — | the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`) |',
     '| `remotes.<name>.agentCardUrl` | http(s) URL | `<origin>/.well-known/agent-card.json` | where the remote’s card is |',
     '| `remotes.<name>.methods` | list of A2A method names | all | methods callers may use; anything else is -32601 |',
-    '| `remotes.<name>.auth` | `{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}` | none | credential the gateway adds to every upstream request |',
+    '| `remotes.<name>.auth` | `{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}` | none | credential the gateway adds to every upstream request (at least 8 bytes; never returned to a caller) |',
     ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
     ...rows('remotes.<name>.listen.', ListenSchema as JsonSchemaLike, { host: builtinListenHost }),
     '| `allowPrivateNetwork` | boolean | false | let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses |',

@@ -57,6 +57,10 @@ remotes:
   filetok:
     url: ${upstream.url}/
     auth: { type: bearer, tokenFile: '${tokenFile}' }
+  keycard:
+    url: ${upstream.url}/
+    agentCardUrl: ${upstream.url}/key-card.json
+    auth: { type: bearer, tokenEnv: ECHO_TOKEN }
   plain:
     url: ${upstream.url}/
 `,
@@ -176,6 +180,15 @@ t.test('public card: a credential the remote got on an earlier call is redacted 
   t.equal((JSON.parse(text) as { description: string }).description, 'Agent reached with [redacted] (yes, really)');
   assertHidden(t, TOKEN, { text, headers: res.headers }, 'public card');
   t.equal((await redactionCount('echo', 'card')) - before, 1);
+});
+
+t.test('public card: a credential used as a member name cannot be replaced: HTTP 502 CREDENTIAL_ECHOED', async (t) => {
+  await call('keycard/result');
+  const res = await request(`${gw.url}/remotes/keycard/.well-known/agent-card.json`);
+  const text = await res.body.text();
+  t.equal(res.statusCode, 502);
+  t.equal((JSON.parse(text) as { reason: string }).reason, 'CREDENTIAL_ECHOED');
+  assertHidden(t, TOKEN, { text, headers: res.headers }, 'refused card');
 });
 
 t.test('a real A2A client (@a2a-js/sdk) reads [redacted] where the remote wrote the credential', async (t) => {

@@ -62,6 +62,9 @@ export async function startEchoUpstream(): Promise<EchoUpstream> {
     if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
       return json(res, JSON.stringify(card(origin, `Agent reached with ${last} (yes, really)`)));
     }
+    if (req.method === 'GET' && req.url === '/key-card.json') {
+      return json(res, JSON.stringify(card(origin, 'a card keyed by the credential', { securitySchemes: { [last]: { httpAuthSecurityScheme: { scheme: 'bearer' } } } })));
+    }
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const apiKey = req.headers['x-api-key'];
     const credential = bearer ?? (typeof apiKey === 'string' ? apiKey : NO_CREDENTIAL);
