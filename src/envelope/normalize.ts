@@ -263,13 +263,16 @@ function keepTypedDetails(data: unknown, policy: NormalizePolicy, seen: Seen): E
     if (kept.length >= MAX_REMOTE_DETAILS) break;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
     if (typeof (item as { '@type'?: unknown })['@type'] !== 'string') continue;
-    const cleaned = sanitizeDeep(item, maxTextBytes, 0, policy.redactor, seen) as ErrorDetail;
+    // Counted only if the detail is kept: a dropped one shows the caller nothing.
+    const itemSeen: Seen = { redactions: 0 };
+    const cleaned = sanitizeDeep(item, maxTextBytes, 0, policy.redactor, itemSeen) as ErrorDetail;
     // ErrorInfos in the gateway's or A2A's domain are written by the gateway itself, never passed on.
     if (isReservedErrorInfo(cleaned)) continue;
     const size = JSON.stringify(cleaned).length;
     if (size > budget) break;
     budget -= size;
     kept.push(cleaned);
+    seen.redactions += itemSeen.redactions;
   }
   return kept;
 }

@@ -152,9 +152,11 @@ t.test('property: a credential in an error message or kept data, cut anywhere by
       const problems = envelopeViolations(out, { callerId: 1, status: 200, policy });
       if (problems.length > 0) throw new Error(problems.join('; '));
       const error = (JSON.parse(out.json) as { error: { message: string; data: unknown[] } }).error;
-      const shown = inData ? strings(error.data[1]) : [error.message];
-      for (const s of shown) {
-        if (reveals(s, secret)) throw new Error(`leaked: ${s}`);
+      // Every string of the error: the message, the kept detail and whatever else error.data holds.
+      const detail = error.data.find((d) => (d as { '@type'?: string })['@type'] === 't.example/X');
+      if (inData && detail === undefined) throw new Error('the kept detail is missing');
+      for (const s of [error.message, ...strings(error.data)]) if (reveals(s, secret)) throw new Error(`leaked: ${s}`);
+      for (const s of inData ? [String((detail as { detail?: unknown }).detail)] : [error.message]) {
         // Cut by the bound: no tail of the padding may be followed by the start of the credential.
         const seen = cleanText(s).replace(/\s+/g, '');
         const rest = seen.replace(/^x*/, '');

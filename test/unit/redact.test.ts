@@ -154,7 +154,7 @@ t.test('normalizer: kept error.data strings redacted, a member named by the valu
     id: 1,
     error: { code: -32001, message: 'no', data: [{ '@type': 'x.y/Z', detail: `token=${SECRET}`, [SECRET]: 'v', other: 'kept' }] },
   });
-  const data = parsed(out.json).error!.data[1]!;
+  const data = parsed(out.json).error!.data.find((d) => d['@type'] === 'x.y/Z')!;
   t.same(data, { '@type': 'x.y/Z', detail: `token=${REDACTED}`, other: 'kept' });
   t.equal(out.redactions, 2);
   const digits = new Redactor(['1234567890123']);
@@ -204,4 +204,21 @@ t.test('normalizer without a redactor: nothing changes', async (t) => {
   const out = reply({ jsonrpc: '2.0', id: 1, result: { t: SECRET } }, plain);
   t.match(out.json, SECRET.replace('/', '/'));
   t.equal(out.redactions, undefined);
+});
+
+t.test('normalizer: the metadata carried into A2A’s own ErrorInfo is redacted too (values and names)', async (t) => {
+  const out = reply({
+    jsonrpc: '2.0',
+    id: 1,
+    error: {
+      code: -32001,
+      message: 'Task not found',
+      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', domain: 'a2a-protocol.org', reason: 'TASK_NOT_FOUND', metadata: { taskId: `t-${SECRET}`, [OTHER]: 'x', ok: 'kept' } }],
+    },
+  });
+  t.notMatch(out.json, 'tok-');
+  t.notMatch(out.json, 'previous-token');
+  const infos = parsed(out.json).error!.data.filter((d) => d.domain === 'a2a-protocol.org');
+  t.same(infos.map((d) => d.metadata), [{ taskId: `t-${REDACTED}`, ok: 'kept' }], 'value redacted, a name holding a credential dropped');
+  t.equal(out.redactions, 2);
 });

@@ -163,7 +163,7 @@ t.test('validateResults: an event whose result names a member twice ends the str
   const core = new EventRelayCore({ ...options(), checkResult: () => undefined });
   const out = [...core.push(Buffer.from(ev(result(1, { a: 1 })) + ev('{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}'))), ...core.end()];
   t.same(out.map((e) => e.outcome), ['ok', 'INVALID_EVENT']);
-  t.equal(parsed(out[1]).error.data[0].metadata.cause, 'INVALID_RESULT');
+  t.equal(infoOf(out[1])?.metadata.cause, 'INVALID_RESULT');
   const unchecked = run(ev('{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}'));
   t.equal(unchecked[0]?.outcome, 'ok', 'without validateResults the remote’s bytes pass as they are');
 });
