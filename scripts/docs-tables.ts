@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { reloadEffect } from '../src/config/reload.js';
 import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
 import { CircuitBreakerSchema, LimitsSchema, ListenSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
@@ -41,26 +42,32 @@ function rows(prefix: string, schema: JsonSchemaLike, defaults: Record<string, u
     .map(([key, s]) => {
       const d = defaults[key];
       const shown = d === undefined ? '—' : typeof d === 'number' ? fmt(d) : JSON.stringify(d);
-      return `| \`${prefix}${key}\` | ${typeOf(s)} | ${shown} | ${s.description ?? ''} |`;
+      return `| \`${prefix}${key}\` | ${typeOf(s)} | ${shown} | ${reload(`${prefix}${key}`)} | ${s.description ?? ''} |`;
     });
 }
 
+/** The "on reload" column, from src/config/reload.ts: `live` (takes effect) or `restart`. */
+const reload = (key: string): string => (reloadEffect(key) === 'restart' ? '**restart**' : 'live');
+
+/** A hand-written row (keys whose schema is a union or needs a friendlier type); the reload column is added here. */
+const row = (key: string, type: string, shown: string, meaning: string): string => `| \`${key}\` | ${type} | ${shown} | ${reload(key)} | ${meaning} |`;
+
 export function configReference(): string {
-  const header = ['| key | type and bounds | default | meaning |', '|---|---|---|---|'];
+  const header = ['| key | type and bounds | default | on reload | meaning |', '|---|---|---|---|---|'];
   return [
     ...header,
     ...rows('server.', ServerSchema as JsonSchemaLike, builtinServer as unknown as Record<string, unknown>),
-    '| `server.auth` | `{ type: bearer, tokensEnv: NAME }` | off | callers must send `Authorization: Bearer <token>`; tokens from env NAME, comma-separated |',
-    '| `remotes.<name>.url` | http(s) URL, required | — | the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`) |',
-    '| `remotes.<name>.agentCardUrl` | http(s) URL | `<origin>/.well-known/agent-card.json` | where the remote’s card is |',
-    '| `remotes.<name>.methods` | list of A2A method names | all | methods callers may use; anything else is -32601 |',
-    '| `remotes.<name>.auth` | `{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}` | none | credential the gateway adds to every upstream request (at least 8 bytes; never returned to a caller) |',
+    row('server.auth', '`{ type: bearer, tokensEnv: NAME }`', 'off', 'callers must send `Authorization: Bearer <token>`; tokens from env NAME, comma-separated'),
+    row('remotes.<name>.url', 'http(s) URL, required', '—', 'the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`)'),
+    row('remotes.<name>.agentCardUrl', 'http(s) URL', '`<origin>/.well-known/agent-card.json`', 'where the remote’s card is'),
+    row('remotes.<name>.methods', 'list of A2A method names', 'all', 'methods callers may use; anything else is -32601'),
+    row('remotes.<name>.auth', '`{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}`', 'none', 'credential the gateway adds to every upstream request (at least 8 bytes; never returned to a caller)'),
     ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
     ...rows('remotes.<name>.listen.', ListenSchema as JsonSchemaLike, { host: builtinListenHost }),
-    '| `allowPrivateNetwork` | boolean | false | let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses |',
-    '| `keepRemoteErrorData` | boolean | false | pass up to 4 sanitized `@type` objects from a remote error’s `data` |',
-    `| \`maxConnections\` | integer 1..10_000 | ${builtinPolicy.maxConnections} | sockets in the pool to this remote |`,
-    '| `forwardHeaders` | list of lower-case header names | [] | caller headers forwarded besides the A2A and trace headers (may name authorization, cookie) |',
+    row('allowPrivateNetwork', 'boolean', 'false', 'let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses'),
+    row('keepRemoteErrorData', 'boolean', 'false', 'pass up to 4 sanitized `@type` objects from a remote error’s `data`'),
+    row('maxConnections', 'integer 1..10_000', String(builtinPolicy.maxConnections), 'sockets in the pool to this remote'),
+    row('forwardHeaders', 'list of lower-case header names', '[]', 'caller headers forwarded besides the A2A and trace headers (may name authorization, cookie)'),
     ...rows('timeouts.', TimeoutsSchema as JsonSchemaLike, builtinTimeouts as unknown as Record<string, unknown>),
     ...rows('limits.', LimitsSchema as JsonSchemaLike, builtinLimits as unknown as Record<string, unknown>),
     ...rows('rateLimit.', RateLimitSchema as JsonSchemaLike),

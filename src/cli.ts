@@ -4,12 +4,15 @@
  * The only module that reads argv, handles signals and calls process.exit.
  */
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import { ConfigError } from './config/errors.js';
 import { loadConfigFile } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { watch } from 'node:fs';
+import { watchConfigFile } from './config/watch.js';
 import { CredentialError } from './policy/credentials.js';
 import { createGateway, type Gateway } from './server.js';
+import { describeInternal, reportInternalError } from './telemetry/internal-error.js';
+import { createLogger } from './telemetry/logger.js';
 import { VERSION } from './version.js';
 
 const EXIT_CONFIG = 2;
@@ -66,14 +69,19 @@ function withOverrides(config: GatewayConfig, port?: number, host?: string): Gat
   return { ...config, server: { ...config.server, ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}) } };
 }
 
+/** Set once the gateway runs: the process-level handlers below report through it. */
+let running: { gateway: Gateway; log: Logger; stop: (why: string, exitCode: number) => void } | undefined;
+
 async function main(): Promise<void> {
   let config: GatewayConfig;
   let cli: CliOptions;
   let gateway: Gateway;
+  let logger: Logger;
   try {
     cli = parseCli(process.argv.slice(2));
     config = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
-    gateway = await createGateway(config);
+    logger = createLogger(config.server.logLevel);
+    gateway = await createGateway(config, { logger });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof CredentialError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`a2a-egress: invalid configuration\n${(err as Error).message}\n`);
@@ -83,56 +91,56 @@ async function main(): Promise<void> {
   }
 
   const { url, opsUrl, remoteUrls } = await gateway.listen();
-  const log = gateway.app.log;
+  const log = logger;
   const own = Object.keys(remoteUrls).length > 0 ? { remoteAddresses: remoteUrls } : {};
   log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
 
   const reload = (why: string) => {
     try {
       const next = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
-      const before = gateway.config().server;
-      if (next.server.host !== before.host || next.server.port !== before.port || next.server.opsPort !== before.opsPort) {
-        log.warn('listen address changes need a restart; keeping the current one');
-      }
-      const listenOf = (c: GatewayConfig, name: string) => JSON.stringify(c.remotes.get(name)?.listen ?? null);
-      const names = new Set([...next.remotes.keys(), ...gateway.config().remotes.keys()]);
-      const moved = [...names].filter((name) => listenOf(next, name) !== listenOf(gateway.config(), name));
-      if (moved.length > 0) log.warn({ remotes: moved }, 'remotes.<name>.listen changes need a restart; the listeners started with stay as they are');
-      gateway.reload({ ...next, server: { ...next.server, host: before.host, port: before.port, opsPort: before.opsPort } });
-      log.info({ why, remotes: [...next.remotes.keys()] }, 'config reloaded');
+      // Every key takes effect except the listen addresses, which are named here when they changed.
+      const { restartNeeded } = gateway.reload(next);
+      log[restartNeeded.length > 0 ? 'warn' : 'info']({ why, remotes: [...next.remotes.keys()], restartNeeded }, 'config reloaded');
     } catch (err) {
       gateway.metrics.configReloads.inc({ result: 'invalid' });
+      if (!(err instanceof ConfigError || err instanceof CredentialError)) reportInternalError(log, gateway.metrics.internalErrors, 'reload', err, { why });
       const problem = err instanceof Error ? err.message : String(err);
       log.error({ why, problem }, 'config reload failed; keeping the previous config');
     }
   };
   process.on('SIGHUP', () => reload('SIGHUP'));
-  if (cli.watchConfig) {
-    let pending: NodeJS.Timeout | undefined;
-    // Editors write in several steps: wait for the file to settle before reading it.
-    watch(cli.configPath, () => {
-      clearTimeout(pending);
-      pending = setTimeout(() => reload('file changed'), 200);
-    }).unref();
-  }
+  if (cli.watchConfig) watchConfigFile(cli.configPath, () => reload('file changed'));
 
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (why: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, drainMs: gateway.config().server.drainMs }, 'shutting down');
+    log.info({ signal: why, drainMs: gateway.config().server.drainMs }, 'shutting down');
     gateway.close().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       () => process.exit(1),
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  running = { gateway, log, stop };
 }
 
-// A gateway must outlive any one bad call: log and keep serving rather than die.
+// A rejected promise nobody awaited leaves no state half-changed: log it (message and stack) and keep serving.
 process.on('unhandledRejection', (reason) => {
-  process.stderr.write(`a2a-egress: unhandled rejection: ${reason instanceof Error ? reason.name : typeof reason}\n`);
+  if (!running) return void process.stderr.write(`a2a-egress: unhandled rejection: ${JSON.stringify(describeInternal(reason))}\n`);
+  reportInternalError(running.log, running.gateway.metrics.internalErrors, 'process', reason, { event: 'unhandledRejection' });
+});
+
+// After an uncaught exception the process state is unknown (Node's own advice is not to resume):
+// log it, then drain like SIGTERM (streams end, calls get drainMs) and exit 1 for the supervisor to restart.
+process.on('uncaughtException', (err) => {
+  if (!running) {
+    process.stderr.write(`a2a-egress: uncaught exception: ${JSON.stringify(describeInternal(err))}\n`);
+    process.exit(1);
+  }
+  reportInternalError(running.log, running.gateway.metrics.internalErrors, 'process', err, { event: 'uncaughtException' });
+  running.stop('uncaughtException', 1);
 });
 
 main().catch((err: unknown) => {

@@ -1,25 +1,31 @@
 /**
  * createGateway(config) assembles the gateway: runtimes per remote, pools,
- * metrics, the caller-facing routes and the ops routes, plus reload and a
- * draining shutdown. Each concern lives in its own module under src/.
+ * metrics, the caller-facing routes and the ops routes, plus reload (see
+ * config/reload.ts for what it changes) and a draining shutdown. Each concern
+ * lives in its own module under src/.
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { changedRemotes, planReload } from './config/reload.js';
 import type { GatewayConfig } from './config/schema.js';
-import { createCallerAuth } from './policy/caller-auth.js';
+import { createCardFetcher } from './a2a/card-fetch.js';
+import { createCallerAuth, type CallerCheck } from './policy/caller-auth.js';
 import { RedisClients } from './policy/redis-bucket.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { CardCache } from './a2a/card-cache.js';
 import type { ValidCard } from './a2a/card-source.js';
+import { isCardCacheKeyOf } from './routes/agent-card.js';
+import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from './routes/caller-timeout.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
 import { remoteRoutes } from './routes/remote-routes.js';
+import { reportInternalError } from './telemetry/internal-error.js';
 import { createLogger } from './telemetry/logger.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { BufferBudget } from './upstream/buffer-budget.js';
@@ -44,20 +50,31 @@ export interface Gateway {
   readonly metrics: GatewayMetrics;
   config(): GatewayConfig;
   listen(): Promise<{ url: string; opsUrl?: string; remoteUrls: Record<string, string> }>;
-  /** Validated config in, swapped atomically; in-flight calls finish on the config they started with. */
-  reload(next: GatewayConfig): void;
-  /** Stop accepting, end streams with GATEWAY_SHUTDOWN, let unary calls finish within drainMs, close. */
+  /**
+   * Validated config in, swapped atomically; in-flight calls finish on the config they started with.
+   * Every key takes effect except the listen addresses (server.host/port/opsPort, remotes.<name>.listen),
+   * which keep their values and are returned in `restartNeeded` when `next` changes them. Throws
+   * CredentialError (and changes nothing) when a secret of `next` is missing.
+   */
+  reload(next: GatewayConfig): { readonly restartNeeded: readonly string[] };
+  /**
+   * Stop accepting, end streams with GATEWAY_SHUTDOWN, let unary calls finish within drainMs, then
+   * answer the ones still running with GATEWAY_SHUTDOWN and close.
+   */
   close(): Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** After drainMs, calls still running get their GATEWAY_SHUTDOWN envelope; sockets left after this are cut. */
+const DRAIN_GRACE_MS = 500;
 
 export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(initial.server.logLevel);
   const metrics = new GatewayMetrics(options.processMetrics ?? true);
   const shutdown = new AbortController();
-  // Every open stream listens for shutdown; thousands of streams are normal, not a leak.
-  setMaxListeners(0, shutdown.signal);
+  const drainEnd = new AbortController();
+  // Every open stream and call listens for these; thousands are normal, not a leak.
+  setMaxListeners(0, shutdown.signal, drainEnd.signal);
   const pools = new UpstreamPools(options.pool);
   const rateStores = new RedisClients();
   const hooks = {
@@ -73,8 +90,9 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   };
   let current = initial;
   let runtimes: Map<string, RemoteRuntime> = buildRuntimes(initial, hooks);
-  const callerAuth = createCallerAuth(initial.server.auth, hooks.env);
+  let callerAuth: CallerCheck | undefined = createCallerAuth(initial.server.auth, hooks.env);
   let ready = false;
+  const budget = new BufferBudget(initial.server.maxBufferedBytes);
 
   const ctx: GatewayContext = {
     config: () => current,
@@ -83,17 +101,21 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     metrics,
     userAgent: `a2a-egress/${VERSION}`,
     shutdown: shutdown.signal,
-    budget: new BufferBudget(initial.server.maxBufferedBytes),
+    drainEnd: drainEnd.signal,
+    budget,
   };
 
   const server = initial.server;
-  const fastifyOptions: FastifyServerOptions = {
+  const fastifyOptions: FastifyHttpOptions<Server> = {
     loggerInstance: logger as FastifyBaseLogger,
     // The call path writes its own single line per call (remote, method, outcome, bytes, durations).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // Idle keep-alive sockets close at once on shutdown; busy ones get drainMs (see close()).
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request arriving during the drain is answered by the call path (GATEWAY_SHUTDOWN envelope).
+    return503OnClosing: false,
+    // Given at creation, so Node enforces it within a small margin (routes/caller-timeout.ts).
+    http: callerTimeoutOptions(server.requestTimeoutMs),
     requestTimeout: server.requestTimeoutMs,
     maxRequestsPerSocket: server.maxRequestsPerSocket,
     // Accept a caller's x-request-id only if it is short and plain; otherwise make one.
@@ -109,6 +131,12 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   const callerApp = (): FastifyInstance => {
     const instance = Fastify(fastifyOptions) as unknown as FastifyInstance;
     instance.server.maxConnections = server.maxConnections;
+    answerRequestTimeouts(instance.server, (requestStarted) => {
+      // Once a request's head has arrived, its route logs the call; before that nobody else sees it.
+      if (requestStarted) return;
+      metrics.recordCall('unknown', undefined, 'REQUEST_TIMEOUT', 0, 0);
+      logger.info({ call: { remote: 'unknown', outcome: 'REQUEST_TIMEOUT', bytesIn: 0, bytesOut: 0 } }, 'call');
+    });
     return instance;
   };
   const app = callerApp();
@@ -143,7 +171,11 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     closeIdle();
     sweep = setInterval(closeIdle, 50);
     drainDeadline = setTimeout(() => {
-      for (const callerServer of callerServers) callerServer.closeAllConnections();
+      // Calls still running answer GATEWAY_SHUTDOWN (with Connection: close); whatever is left after that is cut.
+      drainEnd.abort();
+      drainDeadline = setTimeout(() => {
+        for (const callerServer of callerServers) callerServer.closeAllConnections();
+      }, DRAIN_GRACE_MS);
     }, current.server.drainMs);
   });
   app.addHook('onListen', async () => {
@@ -160,10 +192,31 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
 
   // One card cache for both forms: a remote's card is fetched once whichever listener a caller uses.
   const cardCache = new CardCache<ValidCard>();
-  await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth, cardCache });
+  const cards = {
+    cardCache,
+    fetchCard: createCardFetcher({
+      pools,
+      policy: (name) => runtimes.get(name),
+      budget,
+      userAgent: ctx.userAgent,
+      onFetch: (record) => {
+        metrics.cardFetches.inc({ remote: record.remote, outcome: record.outcome });
+        logger.info({ cardFetch: record }, 'card fetch');
+      },
+    }),
+    onCardRequest: (request: { id: string; log: Logger | FastifyBaseLogger }, record: { remote: string; outcome: string }) => {
+      metrics.cardRequests.inc({ remote: record.remote, outcome: record.outcome });
+      request.log.info({ requestId: request.id, cardRequest: record }, 'card request');
+    },
+    onInternalError: (request: { id: string; log: Logger | FastifyBaseLogger }, err: unknown) =>
+      reportInternalError(request.log, metrics.internalErrors, 'card', err, { requestId: request.id }),
+  };
+  // A getter: a reload may turn server.auth on, off or change its tokens.
+  const callerCheck = () => callerAuth;
+  await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth: callerCheck, ...cards });
   await app.register(notFoundRoutes);
   for (const [name, listener] of listeners) {
-    await listener.register(remoteRoutes, { ctx, mount: listenerMount(name, initial.remotes.get(name)?.listen?.publicBaseUrl), callerAuth, cardCache });
+    await listener.register(remoteRoutes, { ctx, mount: listenerMount(name, initial.remotes.get(name)?.listen?.publicBaseUrl), callerAuth: callerCheck, ...cards });
     await listener.register(notFoundRoutes, { sharedHints: false });
   }
 
@@ -176,7 +229,13 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   };
   let ops: FastifyInstance | undefined;
   if (server.opsPort !== undefined) {
-    ops = Fastify({ loggerInstance: logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
+    ops = Fastify({
+      loggerInstance: logger as FastifyBaseLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      // The same bound on slow senders as the caller port (Fastify's own 408 body: probes are not JSON-RPC callers).
+      http: callerTimeoutOptions(server.requestTimeoutMs),
+      requestTimeout: server.requestTimeoutMs,
+    } satisfies FastifyHttpOptions<Server>) as unknown as FastifyInstance;
     await ops.register(opsRoutes, opsOptions);
   } else {
     await app.register(opsRoutes, opsOptions);
@@ -206,13 +265,28 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       }
       return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}), remoteUrls };
     },
-    reload(next) {
+    reload(proposed) {
+      const { config: next, restartNeeded } = planReload(current, proposed);
       // Build first: a missing credential throws here and the old config stays in force.
       const nextRuntimes = buildRuntimes(next, hooks, runtimes);
+      const nextCallerAuth = createCallerAuth(next.server.auth, hooks.env);
       void pools.retire(current, next);
+      const changed = new Set(changedRemotes(current, next));
+      if (changed.size > 0) cardCache.deleteWhere((key) => [...changed].some((name) => isCardCacheKeyOf(name, key)));
+      const s = next.server;
+      logger.level = s.logLevel;
+      budget.maxBytes = s.maxBufferedBytes;
+      for (const callerServer of callerServers) {
+        callerServer.maxConnections = s.maxConnections;
+        callerServer.maxRequestsPerSocket = s.maxRequestsPerSocket;
+        applyCallerTimeout(callerServer, s.requestTimeoutMs);
+      }
+      if (ops) applyCallerTimeout(ops.server, s.requestTimeoutMs);
+      callerAuth = nextCallerAuth;
       current = next;
       runtimes = nextRuntimes;
       metrics.configReloads.inc({ result: 'ok' });
+      return { restartNeeded };
     },
     close: () => app.close(),
   };

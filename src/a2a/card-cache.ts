@@ -55,6 +55,8 @@ interface Entry<T> {
 export class CardCache<T = Record<string, unknown>> {
   readonly #entries = new Map<string, Entry<T>>();
   readonly #inflight = new Map<string, Promise<CachedCard<T>>>();
+  /** Bumped by deleteWhere(); a fetch that started before it does not fill the cache. */
+  #generation = 0;
   readonly #policy: CardCachePolicy;
   readonly #now: () => number;
 
@@ -86,7 +88,18 @@ export class CardCache<T = Record<string, unknown>> {
     this.#entries.delete(remote);
   }
 
+  /**
+   * Forgets every card whose key matches (a reload drops all versions of a changed remote's card).
+   * A fetch already running for such a key still answers its callers but no longer fills the cache.
+   */
+  deleteWhere(matches: (key: string) => boolean): void {
+    for (const key of [...this.#entries.keys()]) if (matches(key)) this.#entries.delete(key);
+    for (const key of [...this.#inflight.keys()]) if (matches(key)) this.#inflight.delete(key);
+    this.#generation++;
+  }
+
   async #load(remote: string, fetcher: () => Promise<FetchedCard<T>>, policy: CardCachePolicy): Promise<CachedCard<T>> {
+    const generation = this.#generation;
     try {
       const fetched = await fetcher();
       const ttl = Math.max(0, Math.min(fetched.maxAgeMs ?? policy.ttlMs, policy.ttlMs));
@@ -96,8 +109,9 @@ export class CardCache<T = Record<string, unknown>> {
       // A changed card is always newer by at least a second, the resolution of Last-Modified.
       const modifiedAt = unchanged ? last.modifiedAt : last ? Math.max(now, last.modifiedAt + 1000) : now;
       const entry: Entry<T> = { card: fetched.card, expiresAt: now + ttl, modifiedAt, fingerprint: fetched.fingerprint };
+      // A reload dropped cards while this fetch ran: it may have used a config no longer in force.
       if (fetched.store === false) this.#entries.delete(remote);
-      else this.#entries.set(remote, entry);
+      else if (generation === this.#generation) this.#entries.set(remote, entry);
       return this.#view(entry, false, ttl);
     } catch (err) {
       const last = this.#entries.get(remote);

@@ -1,15 +1,17 @@
 /**
- * Fetching a remote's agent card: one GET, no redirects, a byte cap on the
- * decoded body, the egress guard on the socket, a deadline from the caller's
- * AbortSignal. Failures become a CardFetchError carrying a gateway Reason;
- * nothing the remote sent is ever put in an error message.
+ * Fetching a remote's agent card: one GET through the gateway's upstream
+ * pools and the remote's policy, a byte cap on the decoded body, a deadline
+ * from the caller's AbortSignal. Failures become a CardFetchError carrying a
+ * gateway Reason; nothing the remote sent is ever put in an error message.
  */
-import { Agent, request } from 'undici';
 import { VERSION } from '../version.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
-import { guardedLookup, literalHostDenied } from '../upstream/egress.js';
-import { classifyTransportError } from '../upstream/errors.js';
+import { LimitError } from '../policy/limit-error.js';
+import type { BufferBudget } from '../upstream/buffer-budget.js';
+import { literalHostDenied } from '../upstream/egress.js';
+import { BREAKER_FAILURES, classifyTransportError } from '../upstream/errors.js';
+import type { UpstreamPools } from '../upstream/pools.js';
 import { headerValue, readCappedBody } from '../upstream/read-body.js';
 
 export interface FetchedCardResponse {
@@ -19,9 +21,15 @@ export interface FetchedCardResponse {
   readonly body: Buffer;
 }
 
-/** What the card route calls; the gateway may supply its own (shared pools, metrics). */
-/** `a2aVersion`: the caller's A2A-Version, forwarded so a remote serving both generations answers in the caller's. */
-export type FetchCard = (remote: RemoteConfig, signal: AbortSignal, opts?: { readonly a2aVersion?: string }) => Promise<FetchedCardResponse>;
+/**
+ * What the card route calls. `a2aVersion`: the caller's A2A-Version (Major.Minor), forwarded so a remote
+ * serving both generations answers in the caller's; `requestId`: the caller's request that caused the fetch.
+ */
+export type FetchCard = (
+  remote: RemoteConfig,
+  signal: AbortSignal,
+  opts?: { readonly a2aVersion?: string | undefined; readonly requestId?: string | undefined },
+) => Promise<FetchedCardResponse>;
 
 export interface CardFetchErrorOptions {
   readonly cause?: unknown;
@@ -50,40 +58,109 @@ export function cardUrlFor(remote: RemoteConfig): URL {
   return remote.agentCardUrl ?? new URL('/.well-known/agent-card.json', remote.url.origin);
 }
 
+/** Admission and verdict of the remote's live policy; RemoteRuntime has this shape. */
+export interface CardFetchPolicy {
+  admit(signal?: AbortSignal): Promise<() => void>;
+  readonly breaker: { onSuccess(): void; onFailure(): void };
+}
+
+/** One card fetch, for the log line and the metrics. */
+export interface CardFetchRecord {
+  readonly remote: string;
+  /** The card URL's origin is the remote's own ('remote') or another one ('other'). */
+  readonly origin: 'remote' | 'other';
+  readonly outcome: 'ok' | Reason;
+  readonly httpStatus?: number;
+  /** Decoded body bytes read. */
+  readonly bytes: number;
+  readonly upstreamMs: number;
+  readonly a2aVersion?: string;
+  readonly requestId?: string;
+}
+
+export interface CardFetcherDeps {
+  /** The gateway's upstream pools: the remote's own pool, or one with the same guards for another origin. */
+  readonly pools: UpstreamPools;
+  /** The remote's breaker, rate bucket and concurrency slots; applied when the card is on the remote's origin. */
+  readonly policy?: (remote: string) => CardFetchPolicy | undefined;
+  /** The gateway-wide buffer budget the card body is read into. */
+  readonly budget?: BufferBudget;
+  readonly onFetch?: (record: CardFetchRecord) => void;
+  readonly userAgent?: string;
+}
+
 /**
- * A self-contained fetch over a short-lived undici Agent: card fetches are
- * rare (once per cache TTL), so a pool of their own is not worth keeping.
- * undici's `request` follows no redirects, so a 3xx arrives as a non-2xx status.
+ * Card fetches go through the same upstream machinery as calls: the pool
+ * (egress guard on every connect, TLS settings, framing guard, header size
+ * cap, no redirects: a 3xx arrives as a non-2xx status), the capped decoded
+ * read counted in the buffer budget, and the caller-given deadline.
+ *
+ * On the remote's own origin a card fetch is a request to the remote like
+ * any other, so it takes a rate token and a concurrency slot, is refused
+ * while the breaker is open, and its transport failures and 5xx count
+ * against the breaker. A card on another origin (agentCardUrl elsewhere) is a
+ * different service: the remote's breaker and limits describe the remote, not
+ * that host, so they are neither consulted nor fed. Either way the card cache
+ * (one fetch per TTL per remote and version, concurrent misses shared) bounds
+ * how often this runs.
  */
-export const fetchCardWithUndici: FetchCard = async (remote, signal, opts = {}) => {
-  const url = cardUrlFor(remote);
-  if (literalHostDenied(url, remote.allowPrivateNetwork)) throw new CardFetchError('EGRESS_DENIED');
-  const agent = new Agent({
-    connect: { timeout: remote.timeouts.connectMs, lookup: guardedLookup(remote.allowPrivateNetwork), ...remote.tls },
-    headersTimeout: remote.timeouts.cardMs,
-    bodyTimeout: remote.timeouts.cardMs,
-    maxHeaderSize: 32 * 1024,
-  });
-  try {
-    let response: Awaited<ReturnType<typeof request>>;
+export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
+  const userAgent = deps.userAgent ?? `a2a-egress/${VERSION}`;
+  return async (remote, signal, opts = {}) => {
+    const url = cardUrlFor(remote);
+    const sameOrigin = url.origin === remote.url.origin;
+    const started = performance.now();
+    let outcome: 'ok' | Reason = 'ok';
+    let httpStatus: number | undefined;
+    let bytes = 0;
+    const policy = sameOrigin ? deps.policy?.(remote.name) : undefined;
+    const lease = deps.budget?.lease();
+    let release: (() => void) | undefined;
+    let verdict: 'success' | 'failure' | 'none' = 'none';
     try {
-      response = await request(url, {
+      if (literalHostDenied(url, remote.allowPrivateNetwork)) throw new CardFetchError('EGRESS_DENIED');
+      if (policy) release = await policy.admit(signal);
+      const response = await deps.pools.get(remote, url.origin).request({
+        path: `${url.pathname}${url.search}`,
         method: 'GET',
-        dispatcher: agent,
         signal,
         headers: {
           accept: 'application/json',
-          'user-agent': `a2a-egress/${VERSION}`,
+          'user-agent': userAgent,
           ...(opts.a2aVersion ? { 'a2a-version': opts.a2aVersion } : {}),
+          ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
         },
       });
+      httpStatus = response.statusCode;
+      const read = await readCappedBody(response.body, headerValue(response.headers['content-encoding']), remote.limits.maxCardBytes, lease);
+      if (!read.ok) throw new CardFetchError(read.reason, { cause: read.error, httpStatus });
+      bytes = read.body.length;
+      verdict = httpStatus >= 500 ? 'failure' : 'success';
+      if (httpStatus < 200 || httpStatus > 299) outcome = 'UPSTREAM_HTTP_ERROR';
+      return { status: httpStatus, headers: response.headers, body: read.body };
     } catch (err) {
-      throw new CardFetchError(classifyTransportError(err), { cause: err });
+      const failure =
+        err instanceof CardFetchError ? err
+        : err instanceof LimitError ? new CardFetchError(err.reason, { cause: err, detail: err.retryAfterMs !== undefined ? `retry after ${Math.ceil(err.retryAfterMs)} ms` : undefined })
+        : new CardFetchError(classifyTransportError(err), { cause: err });
+      outcome = failure.reason;
+      if (BREAKER_FAILURES.has(failure.reason)) verdict = 'failure';
+      throw failure;
+    } finally {
+      release?.();
+      lease?.release();
+      if (policy && verdict === 'failure') policy.breaker.onFailure();
+      else if (policy && verdict === 'success') policy.breaker.onSuccess();
+      deps.onFetch?.({
+        remote: remote.name,
+        origin: sameOrigin ? 'remote' : 'other',
+        outcome,
+        ...(httpStatus !== undefined ? { httpStatus } : {}),
+        bytes,
+        upstreamMs: Math.round((performance.now() - started) * 1000) / 1000,
+        ...(opts.a2aVersion ? { a2aVersion: opts.a2aVersion } : {}),
+        ...(opts.requestId ? { requestId: opts.requestId } : {}),
+      });
     }
-    const read = await readCappedBody(response.body, headerValue(response.headers['content-encoding']), remote.limits.maxCardBytes);
-    if (!read.ok) throw new CardFetchError(read.reason, { cause: read.error });
-    return { status: response.statusCode, headers: response.headers, body: read.body };
-  } finally {
-    await agent.destroy().catch(() => undefined);
-  }
-};
+  };
+}

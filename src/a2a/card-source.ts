@@ -53,8 +53,9 @@ export async function loadRemoteCard(
   fetchCard: FetchCard,
   signal: AbortSignal,
   a2aVersion?: string,
+  requestId?: string,
 ): Promise<FetchedCard<ValidCard>> {
-  const response = await fetchCard(remote, signal, a2aVersion ? { a2aVersion } : {});
+  const response = await fetchCard(remote, signal, { ...(a2aVersion ? { a2aVersion } : {}), ...(requestId ? { requestId } : {}) });
   const httpStatus = response.status;
   if (httpStatus < 200 || httpStatus > 299) {
     throw new CardFetchError('UPSTREAM_HTTP_ERROR', { httpStatus, detail: `card request answered HTTP ${httpStatus}` });

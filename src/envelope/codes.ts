@@ -64,6 +64,7 @@ export const gatewayErrors = {
   METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
   UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
   UNSUPPORTED_CONTENT_TYPE: { code: Code.ContentTypeNotSupported, message: 'request Content-Type must be application/json' },
+  REQUEST_TIMEOUT: { code: Code.InvalidRequest, message: 'request was not received in time' },
 
   // --- what the remote sent (A2A's InvalidAgentResponse) ---
   UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },

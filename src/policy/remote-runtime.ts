@@ -1,8 +1,13 @@
 /**
  * The live policy state of each remote: its concurrency slots, rate bucket,
  * circuit breaker and credential source. Built from a GatewayConfig; a
- * reload builds a new set, carrying over the state of remotes whose policy
- * did not change (so a reload does not reset a breaker or a bucket).
+ * reload builds a new set in which each part is carried over while the
+ * settings it depends on are unchanged: a breaker keeps its state (an open
+ * circuit stays open) unless `circuitBreaker` or the remote's origin changed,
+ * slots and queue unless maxConcurrent, maxQueued or queueTimeoutMs changed,
+ * the bucket unless `rateLimit` changed. Credentials are rebuilt on every
+ * reload (env and token files are read again, a missing one refuses the
+ * reload) without touching the rest.
  */
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
@@ -23,32 +28,55 @@ export interface RuntimeHooks {
   readonly onRateStoreError?: (remote: string, store: string, err: Error) => void;
 }
 
+/** What each carried-over part was built from. */
+interface PartKeys {
+  readonly limiter: string;
+  readonly bucket: string;
+  readonly breaker: string;
+}
+
+function partKeysOf(remote: RemoteConfig): PartKeys {
+  return {
+    limiter: JSON.stringify([remote.limits.maxConcurrent, remote.limits.maxQueued, remote.timeouts.queueTimeoutMs]),
+    // rateLimit includes its store: switching store, url or prefix builds a new bucket.
+    bucket: JSON.stringify(remote.rateLimit ?? null),
+    breaker: JSON.stringify([remote.circuitBreaker, remote.url.origin]),
+  };
+}
+
 export class RemoteRuntime {
   readonly limiter: ConcurrencyLimiter;
   readonly bucket: TokenBucket | RedisTokenBucket | undefined;
   readonly breaker: CircuitBreaker;
   readonly credentials: CredentialSource | undefined;
-  /** What the state above was built from, to decide whether a reload can keep it. */
-  readonly fingerprint: string;
+  readonly #keys: PartKeys;
 
-  constructor(remote: RemoteConfig, hooks: RuntimeHooks) {
-    this.limiter = new ConcurrencyLimiter({
-      maxConcurrent: remote.limits.maxConcurrent,
-      maxQueued: remote.limits.maxQueued,
-      queueTimeoutMs: remote.timeouts.queueTimeoutMs,
-    });
-    this.bucket = remote.rateLimit ? bucketFor(remote, hooks) : undefined;
-    this.breaker = new CircuitBreaker({
-      ...remote.circuitBreaker,
-      onStateChange: (change) => hooks.onBreakerChange?.(remote.name, change.to),
-    });
+  /** `previous`: this remote's runtime before a reload, whose unchanged parts are kept. */
+  constructor(remote: RemoteConfig, hooks: RuntimeHooks, previous?: RemoteRuntime) {
+    const keys = partKeysOf(remote);
+    const keep = (part: keyof PartKeys) => previous !== undefined && previous.#keys[part] === keys[part];
+    // Credentials first: a missing secret throws before anything else is built.
     this.credentials = remote.auth
       ? createCredentialSource(remote.auth, hooks.env ?? process.env, {
           remote: remote.name,
           onError: (err) => hooks.onCredentialError?.(remote.name, err),
         })
       : undefined;
-    this.fingerprint = fingerprintOf(remote);
+    this.limiter = keep('limiter')
+      ? previous!.limiter
+      : new ConcurrencyLimiter({
+          maxConcurrent: remote.limits.maxConcurrent,
+          maxQueued: remote.limits.maxQueued,
+          queueTimeoutMs: remote.timeouts.queueTimeoutMs,
+        });
+    this.bucket = keep('bucket') ? previous!.bucket : remote.rateLimit ? bucketFor(remote, hooks) : undefined;
+    this.breaker = keep('breaker')
+      ? previous!.breaker
+      : new CircuitBreaker({
+          ...remote.circuitBreaker,
+          onStateChange: (change) => hooks.onBreakerChange?.(remote.name, change.to),
+        });
+    this.#keys = keys;
   }
 
   #redactor: { readonly from: readonly string[]; readonly redactor: Redactor } | undefined;
@@ -102,22 +130,13 @@ function bucketFor(remote: RemoteConfig, hooks: RuntimeHooks): TokenBucket | Red
   );
 }
 
-// remote.rateLimit includes its store: switching store, url or prefix builds a new bucket.
-function fingerprintOf(remote: RemoteConfig): string {
-  return JSON.stringify([remote.limits.maxConcurrent, remote.limits.maxQueued, remote.timeouts.queueTimeoutMs, remote.rateLimit, remote.circuitBreaker, remote.auth]);
-}
-
-/** Builds runtimes for `config`, reusing `previous` entries whose policy is unchanged. Throws CredentialError. */
+/** Builds runtimes for `config`, carrying over the unchanged parts of `previous` entries. Throws CredentialError. */
 export function buildRuntimes(
   config: GatewayConfig,
   hooks: RuntimeHooks,
   previous?: ReadonlyMap<string, RemoteRuntime>,
 ): Map<string, RemoteRuntime> {
   const out = new Map<string, RemoteRuntime>();
-  for (const remote of config.remotes.values()) {
-    const old = previous?.get(remote.name);
-    const fresh = old && old.fingerprint === fingerprintOf(remote) && !remote.auth ? old : new RemoteRuntime(remote, hooks);
-    out.set(remote.name, fresh);
-  }
+  for (const remote of config.remotes.values()) out.set(remote.name, new RemoteRuntime(remote, hooks, previous?.get(remote.name)));
   return out;
 }

@@ -16,6 +16,8 @@ export interface GatewayContext {
   readonly budget: BufferBudget;
   /** Aborted when the gateway starts shutting down: open streams end with GATEWAY_SHUTDOWN. */
   readonly shutdown: AbortSignal;
+  /** Aborted when shutdown's drainMs is up: unary calls still running answer GATEWAY_SHUTDOWN. */
+  readonly drainEnd: AbortSignal;
 }
 
 /** One line per call: what the log and the metrics record. */

@@ -33,9 +33,13 @@ export function sendEnvelope(
   log.bytesOut = Buffer.byteLength(normalized.json);
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
+  // Once drainMs is up every reply is its socket's last. (Requests that arrive during the drain get
+  // Connection: close from Fastify; calls already running keep keep-alive until then, so answers to
+  // requests pipelined behind them are not lost when the socket closes.)
+  const closing = ctx.drainEnd.aborted ? { connection: 'close' } : {};
   void reply
     .code(status)
-    .headers({ ...extraHeaders, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
+    .headers({ ...extraHeaders, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
     .type(JSON_TYPE)
     .send(normalized.json);
 }

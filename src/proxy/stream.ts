@@ -18,6 +18,7 @@ import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream } from '../stream/relay.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, sendEnvelope } from './reply.js';
@@ -39,6 +40,9 @@ export async function streamCall(
     if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
   };
   reply.raw.once('close', onCallerClose);
+  // Shutdown's drainMs is up before any stream started: answer GATEWAY_SHUTDOWN rather than have the socket cut.
+  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
   // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded,
   // and so is reading a body that is not a stream (the unary total deadline).
   const headersWait = Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs);
@@ -49,6 +53,9 @@ export async function streamCall(
   const lease = ctx.budget.lease();
   let normalized: Normalized | undefined;
   let responseHeaders: Record<string, string> = {};
+  // The relay never throws; what it has to swallow is logged and counted here.
+  const onInternalError = (err: unknown) =>
+    reportInternalError(request.log, ctx.metrics.internalErrors, 'stream', err, { requestId: request.id, remote: remote.name });
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
@@ -70,7 +77,7 @@ export async function streamCall(
     }
     if (!isEventStream(res)) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
-      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor }, lease);
+      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease);
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
       if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
@@ -79,7 +86,7 @@ export async function streamCall(
       lease.release();
       // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
       const liveRedactor = runtime.credentials ? () => runtime.redactor() : undefined;
-      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor }, responseHeaders, log);
+      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor, onInternalError }, responseHeaders, log);
       if (res.statusCode >= 500) runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
     }
@@ -90,14 +97,16 @@ export async function streamCall(
       responseHeaders = limited.headers;
     } else {
       const reason = classifyTransportError(err);
-      request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
-      if (reason !== 'CALLER_CLOSED') runtime.breaker.onFailure();
+      if (reason === 'GATEWAY_ERROR') onInternalError(err);
+      else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
+      if (reason !== 'CALLER_CLOSED' && reason !== 'GATEWAY_ERROR') runtime.breaker.onFailure();
       normalized = fail(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
     clearTimeout(headersDeadline);
     clearTimeout(totalDeadline);
     reply.raw.off('close', onCallerClose);
+    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }
@@ -110,11 +119,17 @@ async function relay(
   ctx: GatewayContext,
   reply: FastifyReply,
   res: Awaited<ReturnType<typeof sendUpstream>>,
-  target: { remote: RemoteConfig; call: CallerRequest; caller: CallerGeneration; redactor: (() => Redactor | undefined) | undefined },
+  target: {
+    remote: RemoteConfig;
+    call: CallerRequest;
+    caller: CallerGeneration;
+    redactor: (() => Redactor | undefined) | undefined;
+    onInternalError: (err: unknown) => void;
+  },
   responseHeaders: Record<string, string>,
   log: CallLog,
 ): Promise<void> {
-  const { remote, call, caller, redactor } = target;
+  const { remote, call, caller, redactor, onInternalError } = target;
   // From here on the relay writes the raw response; Fastify must not answer too.
   reply.hijack();
   const body = res.body;
@@ -131,6 +146,7 @@ async function relay(
       shutdown: ctx.shutdown,
       checkResult,
       redactor,
+      onInternalError,
       abortUpstream: () => body.destroy(),
       buffer: ctx.budget.lease(),
     },

@@ -13,6 +13,7 @@ import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';
@@ -39,6 +40,11 @@ export async function unaryCall(
     if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
   };
   reply.raw.once('close', onCallerClose);
+  // Shutdown's drainMs is up: answer GATEWAY_SHUTDOWN now rather than have the socket cut.
+  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+  const onInternalError = (err: unknown) =>
+    reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id, remote: remote.name });
 
   let release: (() => void) | undefined;
   let headersDeadline: NodeJS.Timeout | undefined;
@@ -76,7 +82,7 @@ export async function unaryCall(
       responseHeaders = kept.headers;
       if (kept.count > 0) log.redactions = kept.count;
     }
-    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor }, lease, rewriteResult);
+    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease, rewriteResult);
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
@@ -88,7 +94,8 @@ export async function unaryCall(
       responseHeaders = limited.headers;
     } else {
       const reason = classifyTransportError(err);
-      request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
+      if (reason === 'GATEWAY_ERROR') onInternalError(err);
+      else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
       normalized = fail(call.id, reason, { remote: remote.name, caller });
       if (BREAKER_FAILURES.has(reason)) breakerVerdict = 'failure';
     }
@@ -96,6 +103,7 @@ export async function unaryCall(
     clearTimeout(deadline);
     clearTimeout(headersDeadline);
     reply.raw.off('close', onCallerClose);
+    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }

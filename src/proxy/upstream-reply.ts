@@ -7,19 +7,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult } from '../a2a/result-validate.js';
-import type { CallerGeneration, Reason } from '../envelope/codes.js';
+import type { CallerGeneration } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
-import { describeForLog } from '../upstream/errors.js';
+import { BREAKER_FAILURES, describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody, type ByteHold } from '../upstream/read-body.js';
 
-/** Failures where the request cannot have reached the remote's application. */
-export const RETRYABLE: ReadonlySet<Reason> = new Set(['UPSTREAM_REFUSED', 'UPSTREAM_CONNECT_TIMEOUT', 'UPSTREAM_DNS_FAILURE', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_RESET']);
-/** Outcomes that count against the remote's circuit breaker. */
-export const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE']);
+// Defined beside the error classifier: card fetches (src/a2a) use the same breaker rule.
+export { BREAKER_FAILURES, RETRYABLE } from '../upstream/errors.js';
 
 /** A second look at a successful result (e.g. rewriting an extended agent card); returns the envelope to send. */
 export type ResultRewrite = (result: unknown, call: { request: FastifyRequest; remote: RemoteConfig; callerId: JsonRpcId; caller: CallerGeneration }) => Normalized;
@@ -30,6 +28,8 @@ export interface ReplyTarget {
   readonly caller: CallerGeneration;
   /** The remote's credentials to keep from the caller (remotes with `auth`). */
   readonly redactor?: Redactor | undefined;
+  /** A bug of the gateway's own while reading (GATEWAY_ERROR): logged with its stack and counted by the caller. */
+  readonly onInternalError?: ((err: unknown) => void) | undefined;
 }
 
 /** Reads the body with the unary cap (decoded), then normalizes, validates (validateResults) and rewrites it. */
@@ -43,7 +43,8 @@ export async function normalizeUpstreamReply(
   const { remote, call, caller, redactor } = target;
   const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
   if (!read.ok) {
-    if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
+    if (read.reason === 'GATEWAY_ERROR') target.onInternalError?.(read.error);
+    else if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
     return fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
   }
   let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller, redactor));

@@ -10,11 +10,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/schema.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
 import { CardCache, type CachedCard } from '../a2a/card-cache.js';
-import { CardFetchError, fetchCardWithUndici, type FetchCard } from '../a2a/card-fetch.js';
+import { CardFetchError, createCardFetcher, type FetchCard } from '../a2a/card-fetch.js';
 import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
 import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import { DEFAULT_A2A_VERSION, a2aVersionOf } from '../a2a/version.js';
 import type { Redactor } from '../envelope/redact.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { UpstreamPools } from '../upstream/pools.js';
 import { cardCacheControl, cardEtag, cardVary, notModified } from './card-caching.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 
@@ -23,9 +25,9 @@ export type { FetchCard, FetchedCardResponse } from '../a2a/card-fetch.js';
 export interface AgentCardRouteOptions {
   /** The config, or a getter so a reloaded config applies to the next request. */
   readonly config: GatewayConfig | (() => GatewayConfig);
-  /** Does the capped read of the card; defaults to a plain undici fetch with the egress guard. */
+  /** Does the capped read of the card; the gateway passes one over its pools and policies (a2a/card-fetch.ts). */
   readonly fetchCard?: FetchCard;
-  /** Shared cache (tests inject one with a fake clock); one per plugin instance otherwise. */
+  /** Shared cache (the gateway's, so a reload can drop changed remotes' cards; tests inject one with a fake clock). */
   readonly cache?: CardCache<ValidCard>;
   /** Where the routes are mounted (default: /remotes/:name on the shared listener). */
   readonly mount?: RemoteMount;
@@ -34,7 +36,28 @@ export interface AgentCardRouteOptions {
     readonly redactorFor: (remote: string) => Redactor | undefined;
     readonly count: (remote: string, redactions: number) => void;
   };
+  /** One call per card request answered: the gateway logs and counts it. */
+  readonly onCardRequest?: (request: FastifyRequest, record: CardRequestRecord) => void;
+  /** A bug in the card path (answered 500 GATEWAY_ERROR): the gateway logs its stack and counts it. */
+  readonly onInternalError?: (request: FastifyRequest, err: unknown) => void;
 }
+
+/** How one card request was answered. */
+export interface CardRequestRecord {
+  readonly remote: string;
+  /** 'ok', 'stale' (the last good card while the remote fails), 'not-modified' (304), or the gateway reason of the failure. */
+  readonly outcome: 'ok' | 'stale' | 'not-modified' | Reason;
+  readonly status: number;
+  /** This request caused an upstream fetch (false: cached, or joined a fetch already running). */
+  readonly fetched: boolean;
+  readonly a2aVersion: string;
+  readonly totalMs: number;
+}
+
+/** The card cache key: the remote and the Major.Minor version asked for. */
+export const cardCacheKey = (remote: string, version: string): string => `${remote}\u0000${version}`;
+/** True for every cache key of `remote` (a reload drops them all when the remote changes). */
+export const isCardCacheKeyOf = (remote: string, key: string): boolean => key.startsWith(`${remote}\u0000`);
 
 export interface ProblemBody {
   readonly type: 'about:blank';
@@ -50,13 +73,43 @@ const CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json'];
 
 export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRouteOptions): Promise<void> {
   const config = typeof opts.config === 'function' ? opts.config : () => opts.config as GatewayConfig;
-  const fetchCard = opts.fetchCard ?? fetchCardWithUndici;
+  let fetchCard = opts.fetchCard;
+  if (!fetchCard) {
+    // Standalone use (tests, embedders): pools of its own, with the same guards, closed with the app.
+    const pools = new UpstreamPools();
+    app.addHook('onClose', () => pools.close());
+    fetchCard = createCardFetcher({ pools });
+  }
+  const fetcher = fetchCard;
   const cache = opts.cache ?? new CardCache<ValidCard>();
   const mount = opts.mount ?? sharedMount;
   // The A2A schemas are compiled on the first card request (~150 ms once), not at start-up:
   // a gateway whose callers never ask for cards keeps ~12 MiB less resident.
-  const handler = (request: FastifyRequest, reply: FastifyReply) => serveCard(request, reply, config(), fetchCard, cache, mount, opts.redaction);
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    let served: Served;
+    try {
+      served = await serveCard(request, reply, config(), { fetchCard: fetcher, cache, mount, redaction: opts.redaction, onInternalError: opts.onInternalError });
+    } catch (err) {
+      opts.onInternalError?.(request, err);
+      if (!reply.sent) await sendProblem(reply, 500, 'GATEWAY_ERROR');
+      const name = mount.remoteName(request);
+      const remote = name !== undefined && config().remotes.has(name) ? name : 'unknown';
+      served = { remote, outcome: 'GATEWAY_ERROR', fetched: false, a2aVersion: DEFAULT_A2A_VERSION };
+    }
+    opts.onCardRequest?.(request, { ...served, status: reply.statusCode, totalMs: Math.round((performance.now() - started) * 1000) / 1000 });
+  };
   for (const path of CARD_PATHS) app.get(`${mount.prefix}${path}`, handler);
+}
+
+type Served = Omit<CardRequestRecord, 'status' | 'totalMs'>;
+
+interface CardRouteParts {
+  readonly fetchCard: FetchCard;
+  readonly cache: CardCache<ValidCard>;
+  readonly mount: RemoteMount;
+  readonly redaction: AgentCardRouteOptions['redaction'];
+  readonly onInternalError: AgentCardRouteOptions['onInternalError'];
 }
 
 /** When the gateway first served with a config: a reload may change a rewritten card without the remote changing it. */
@@ -66,13 +119,21 @@ async function serveCard(
   request: FastifyRequest,
   reply: FastifyReply,
   config: GatewayConfig,
-  fetchCard: FetchCard,
-  cache: CardCache<ValidCard>,
-  mount: RemoteMount,
-  redaction: AgentCardRouteOptions['redaction'],
-): Promise<void> {
+  { fetchCard, cache, mount, redaction, onInternalError }: CardRouteParts,
+): Promise<Served> {
+  // A remote may serve each protocol generation its own card: ask in the caller's version, cache per
+  // Major.Minor (spellings of one version share an entry; missing, empty or invalid mean 0.3).
+  const version = a2aVersionOf(request.headers['a2a-version']) ?? DEFAULT_A2A_VERSION;
+  let fetched = false;
   const remote = config.remotes.get(mount.remoteName(request) ?? '');
-  if (!remote) return sendProblem(reply, 404, 'UNKNOWN_REMOTE');
+  if (!remote) {
+    await sendProblem(reply, 404, 'UNKNOWN_REMOTE');
+    return { remote: 'unknown', outcome: 'UNKNOWN_REMOTE', fetched, a2aVersion: version };
+  }
+  const failed = async (status: number, reason: Reason, detail?: string): Promise<Served> => {
+    await sendProblem(reply, status, reason, detail);
+    return { remote: remote.name, outcome: reason, fetched, a2aVersion: version };
+  };
   const redactor = redaction?.redactorFor(remote.name);
   const noteRedacted = (redactions: number): void => {
     redaction?.count(remote.name, redactions);
@@ -82,20 +143,26 @@ async function serveCard(
 
   let cached: CachedCard<ValidCard>;
   try {
-    // A remote may serve each protocol generation its own card: ask in the caller's version, cache per version.
-    const version = callerA2aVersion(request);
-    const key = version ? `${remote.name}\u0000${version}` : remote.name;
-    cached = await cache.get(key, () => withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, version)), {
+    const forwarded = version === DEFAULT_A2A_VERSION ? undefined : version;
+    const load = () => {
+      fetched = true;
+      return withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, forwarded, request.id));
+    };
+    cached = await cache.get(cardCacheKey(remote.name, version), load, {
       ttlMs: remote.timeouts.cardCacheTtlMs,
       staleMs: remote.timeouts.cardCacheStaleMs,
     });
   } catch (err) {
     const failure = describeFailure(err);
+    if (failure.reason === 'GATEWAY_ERROR') onInternalError?.(request, err instanceof CardFetchError && err.cause !== undefined ? err.cause : err);
     request.log.warn({ requestId: request.id, remote: remote.name, reason: failure.reason, httpStatus: failure.httpStatus, err: describeForLog(err) }, 'agent card fetch failed');
     // A schema problem names member names, and a member name can be a credential the remote echoed.
     const detail = failure.detail !== undefined && redactor ? redactor.text(failure.detail) : undefined;
     if (detail?.count) noteRedacted(detail.count);
-    return sendProblem(reply, 502, failure.reason, detail ? detail.text : failure.detail);
+    // The gateway's own limits (breaker, rate, slots, budget) are "try later", not a bad remote.
+    const limited = LIMIT_REASONS.has(failure.reason);
+    if (limited) void reply.header('retry-after', '1');
+    return failed(limited ? 503 : failure.reason === 'GATEWAY_ERROR' ? 500 : 502, failure.reason, detail ? detail.text : failure.detail);
   }
   if (cached.stale) request.log.warn({ requestId: request.id, remote: remote.name }, 'serving a stale agent card: refresh failed');
 
@@ -104,7 +171,7 @@ async function serveCard(
   if (redactor) {
     const redacted = redactor.value(source);
     if (!redacted.ok || redacted.count > 0) noteRedacted(redacted.ok ? redacted.count : 1);
-    if (!redacted.ok) return sendProblem(reply, 502, 'CREDENTIAL_ECHOED', `in a ${redacted.where} of the card`);
+    if (!redacted.ok) return failed(502, 'CREDENTIAL_ECHOED', `in a ${redacted.where} of the card`);
     source = redacted.value as Record<string, unknown>;
   }
 
@@ -118,7 +185,7 @@ async function serveCard(
   } catch (err) {
     if (!(err instanceof CardProblemError)) throw err;
     request.log.warn({ requestId: request.id, remote: remote.name, reason: err.reason }, 'agent card cannot be served');
-    return sendProblem(reply, 502, err.reason, err.problem);
+    return failed(502, err.reason, err.problem);
   }
   const body = JSON.stringify(card);
   const etag = cardEtag(body);
@@ -130,17 +197,16 @@ async function serveCard(
     .header('cache-control', cardCacheControl(cached.card.cacheControl, cached.remainingMs))
     .header('vary', cardVary(config.server))
     .header('x-content-type-options', 'nosniff');
-  if (notModified(request.headers, etag, lastModified)) return void (await reply.code(304).send());
+  const served: Served = { remote: remote.name, outcome: cached.stale ? 'stale' : 'ok', fetched, a2aVersion: version };
+  if (notModified(request.headers, etag, lastModified)) {
+    await reply.code(304).send();
+    return cached.stale ? served : { ...served, outcome: 'not-modified' };
+  }
   await reply.code(200).type(JSON_TYPE).send(body);
+  return served;
 }
 
-const A2A_VERSION = /^\d{1,3}\.\d{1,3}$/;
-
-/** The caller's A2A-Version when it is a plain version number; anything else is not forwarded. */
-function callerA2aVersion(request: FastifyRequest): string | undefined {
-  const value = request.headers['a2a-version'];
-  return typeof value === 'string' && A2A_VERSION.test(value.trim()) ? value.trim() : undefined;
-}
+const LIMIT_REASONS: ReadonlySet<Reason> = new Set(['CIRCUIT_OPEN', 'RATE_LIMITED', 'OVERLOADED', 'GATEWAY_OVERLOADED']);
 
 /** Runs `work` with an AbortSignal that fires after `ms`; the timer never outlives the work. */
 async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { methodInfo } from '../a2a/methods.js';
-import { LimitsSchema } from '../config/schema.js';
+import { LimitsSchema, type ServerConfig } from '../config/schema.js';
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
@@ -18,9 +18,10 @@ import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { sendEnvelope } from '../proxy/reply.js';
 import { streamCall } from '../proxy/stream.js';
 import { unaryCall, type ResultRewrite } from '../proxy/unary.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
-import { describeForLog } from '../upstream/errors.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
+import { requestTimedOut } from './caller-timeout.js';
 import { upstreamPath } from './remote-path.js';
 import { limitFor, readRequestBody } from './request-body.js';
 
@@ -38,7 +39,6 @@ export interface JsonRpcRouteOptions {
 export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOptions): Promise<void> {
   const { ctx } = opts;
   const mount = opts.mount ?? sharedMount;
-  const server = ctx.config().server;
 
   // The body stays raw bytes: the gateway validates it itself and forwards it unchanged.
   // The real bound is per remote, read from the config in force for each request.
@@ -55,18 +55,24 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers, status);
   };
 
-  if (server.maxEventLoopDelayMs > 0 || server.maxHeapUsedBytes > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: server.maxEventLoopDelayMs,
-      maxHeapUsedBytes: server.maxHeapUsedBytes,
-      retryAfter: 1,
-      pressureHandler: (request, reply) => refuseEarly(request, reply, 'GATEWAY_OVERLOADED', 200, { 'retry-after': '1' }),
-    });
-  }
+  // under-pressure only samples (loop delay, heap; once a second). The thresholds are read from the
+  // config in force on each request, so a reload can turn load shedding on, off, or move it.
+  await app.register(underPressure, {});
+  app.addHook('onRequest', async (request, reply) => {
+    if (!pressureExceeded(ctx.config().server, app.memoryUsage())) return undefined;
+    refuseEarly(request, reply, 'GATEWAY_OVERLOADED', 200, { 'retry-after': '1' });
+    return reply;
+  });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
-    const reason: Reason = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE' : err.statusCode === 400 ? 'PARSE_ERROR' : 'GATEWAY_ERROR';
-    if (reason === 'GATEWAY_ERROR') request.log.error({ requestId: request.id, err: describeForLog(err) }, 'unexpected error in the call path');
+    const reason: Reason =
+      err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
+      : err.statusCode === 400 ? 'PARSE_ERROR'
+      // The caller stopped sending (or was cut for taking too long): its fault, not a gateway bug.
+      : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
+      : err.code === 'ECONNRESET' || request.raw.destroyed ? 'CALLER_CLOSED'
+      : 'GATEWAY_ERROR';
+    if (reason === 'GATEWAY_ERROR') reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id });
     refuseEarly(request, reply, reason);
   });
 
@@ -104,6 +110,8 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   const refuse = (reason: Reason, id: JsonRpcId, detail?: string) =>
     sendEnvelope(ctx, reply, fail(id, reason, { remote: remote?.name, caller }, detail), log, started);
 
+  // Arrived during the shutdown drain (on a kept-alive socket): answered, with Connection: close.
+  if (ctx.shutdown.aborted) return refuse('GATEWAY_SHUTDOWN', checked.ok ? checked.request.id : checked.id);
   if (!remote || !runtime) return refuse('UNKNOWN_REMOTE', checked.ok ? checked.request.id : checked.id);
   // As the SDK servers do: a Content-Type other than JSON is refused before the body is read as JSON
   // (a missing one is let through), and the id is not looked for in a body that claims not to be JSON.
@@ -122,4 +130,9 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   const target = { remote, runtime, call, info, path, caller };
   if (info.streaming) return streamCall(ctx, request, reply, target, log, started);
   return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);
+}
+
+/** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */
+function pressureExceeded(server: Readonly<ServerConfig>, usage: { readonly eventLoopDelay: number; readonly heapUsed: number }): boolean {
+  return (server.maxEventLoopDelayMs > 0 && usage.eventLoopDelay > server.maxEventLoopDelayMs) || (server.maxHeapUsedBytes > 0 && usage.heapUsed > server.maxHeapUsedBytes);
 }

@@ -7,9 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { CardCache } from '../a2a/card-cache.js';
 import type { ValidCard } from '../a2a/card-source.js';
+import type { FetchCard } from '../a2a/card-fetch.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { GatewayContext } from '../proxy/context.js';
-import { agentCardRoutes } from './agent-card.js';
+import { agentCardRoutes, type AgentCardRouteOptions } from './agent-card.js';
 import { cardResultRewrite } from './extended-card.js';
 import { callerAuthHook, jsonRpcRoutes } from './jsonrpc.js';
 import type { RemoteMount } from './remote-mount.js';
@@ -17,20 +18,31 @@ import type { RemoteMount } from './remote-mount.js';
 export interface RemoteRoutesOptions {
   readonly ctx: GatewayContext;
   readonly mount: RemoteMount;
-  /** `server.auth`: every route of every form checks the caller first. */
-  readonly callerAuth?: CallerCheck | undefined;
+  /** `server.auth` in force (a getter: a reload may turn it on or off); every route of every form checks the caller first. */
+  readonly callerAuth?: (() => CallerCheck | undefined) | undefined;
   /** Shared by all forms, so a card is fetched once whichever listener a caller uses. */
   readonly cardCache: CardCache<ValidCard>;
+  /** The gateway's card fetch (its pools and the remote's policy); a standalone one when unset. */
+  readonly fetchCard?: FetchCard;
+  readonly onCardRequest?: AgentCardRouteOptions['onCardRequest'];
+  readonly onInternalError?: AgentCardRouteOptions['onInternalError'];
 }
 
 export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
   const { ctx, mount } = opts;
-  if (opts.callerAuth) app.addHook('onRequest', callerAuthHook(ctx, opts.callerAuth));
+  const callerAuth = opts.callerAuth;
+  if (callerAuth) {
+    const check = callerAuthHook(ctx, (authorization) => callerAuth()?.(authorization) ?? true);
+    app.addHook('onRequest', async (request, reply) => (callerAuth() ? check(request, reply) : undefined));
+  }
   await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount) });
   await app.register(agentCardRoutes, {
     config: () => ctx.config(),
     mount,
     cache: opts.cardCache,
+    ...(opts.fetchCard ? { fetchCard: opts.fetchCard } : {}),
+    ...(opts.onCardRequest ? { onCardRequest: opts.onCardRequest } : {}),
+    ...(opts.onInternalError ? { onInternalError: opts.onInternalError } : {}),
     redaction: {
       redactorFor: (name) => ctx.runtime(name)?.redactor(),
       count: (remote, n) => ctx.metrics.redactions.inc({ remote, path: 'card' }, n),

@@ -43,6 +43,8 @@ export interface StreamRelayOptions {
   redactor?: CoreOptions['redactor'];
   /** The gateway-wide byte budget for the event being assembled; a stream that cannot get room ends with GATEWAY_OVERLOADED. */
   buffer?: { resize(bytes: number): boolean; release(): void };
+  /** A bug caught inside the relay (it never throws): the caller logs and counts it. Must not throw. */
+  onInternalError?: (err: unknown) => void;
 }
 
 export interface StreamOutcome {
@@ -240,8 +242,9 @@ class StreamRelay {
     if (!this.upstreamEnded) {
       try {
         this.opts.abortUpstream();
-      } catch {
-        // Aborting is best effort; the body is destroyed below either way.
+      } catch (err) {
+        // Aborting is best effort (the body is destroyed below either way), but a throw here is a bug.
+        this.opts.onInternalError?.(err);
       }
       this.up.body.destroy();
     }
@@ -272,12 +275,14 @@ class StreamRelay {
   private guard(fn: () => void): void {
     try {
       fn();
-    } catch {
+    } catch (err) {
+      this.opts.onInternalError?.(err);
       if (this.done) return;
       try {
         if (this.core && !this.core.finished) this.emit(this.core.stop('GATEWAY_ERROR'));
-      } catch {
+      } catch (again) {
         // Fall through to a plain finish.
+        this.opts.onInternalError?.(again);
       }
       if (!this.done) this.finish(callerGone(this.opts.out));
     }

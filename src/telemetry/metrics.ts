@@ -74,6 +74,27 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly internalErrors = new Counter({
+    name: 'a2a_egress_internal_errors_total',
+    help: 'Failures of the gateway itself (bugs, not remotes or callers), by where: call, stream, card, reload, process',
+    labelNames: ['where'] as const,
+    registers: [this.registry],
+  });
+
+  readonly cardRequests = new Counter({
+    name: 'a2a_egress_card_requests_total',
+    help: 'Agent card requests answered to callers, by remote and outcome (ok, stale, or a gateway reason)',
+    labelNames: ['remote', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly cardFetches = new Counter({
+    name: 'a2a_egress_card_fetches_total',
+    help: 'Agent card fetches sent upstream, by remote and outcome (ok or a gateway reason)',
+    labelNames: ['remote', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(collectProcessMetrics = true) {
     if (collectProcessMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'a2a_egress_' });
   }

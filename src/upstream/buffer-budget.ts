@@ -8,8 +8,20 @@
 
 export class BufferBudget {
   #used = 0;
+  #maxBytes: number;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  get maxBytes(): number {
+    return this.#maxBytes;
+  }
+
+  /** A reload: the new bound applies to the next bytes taken; what calls already hold is not taken back. */
+  set maxBytes(bytes: number) {
+    this.#maxBytes = bytes;
+  }
 
   get used(): number {
     return this.#used;
@@ -21,7 +33,7 @@ export class BufferBudget {
 
   /** @internal used by leases */
   adjust(delta: number): boolean {
-    if (delta > 0 && this.#used + delta > this.maxBytes) return false;
+    if (delta > 0 && this.#used + delta > this.#maxBytes) return false;
     this.#used = Math.max(0, this.#used + delta);
     return true;
   }

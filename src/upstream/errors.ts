@@ -53,13 +53,39 @@ function findAborted(err: unknown): CallAborted | undefined {
   return undefined;
 }
 
+/** Codes that mean the gateway handed a library something invalid: its own bug, not the network's. */
+const MISUSE_CODES: ReadonlySet<string> = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE']);
+
+/**
+ * True when `err` is a failure of the gateway's own code rather than of the
+ * network, the remote or a limit: a plain JavaScript error (TypeError,
+ * RangeError...) carrying no system or library code anywhere in its cause
+ * chain, anything thrown that is not an Error, or a library refusing an
+ * argument the gateway built. Everything the transport, undici, zlib, TLS and
+ * the gateway's own guards throw carries a code or is a CallAborted.
+ */
+export function isGatewayBug(err: unknown): boolean {
+  if (!(err instanceof Error)) return true;
+  if (findAborted(err) || isHttpViolation(err) || err.name === 'AbortError') return false;
+  const codes = codesOf(err);
+  if (codes.some((c) => MISUSE_CODES.has(c))) return true;
+  return codes.length === 0 && (err.constructor === Error || err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError || err instanceof SyntaxError);
+}
+
+/** Failures where the request cannot have reached the remote's application (safe to retry). */
+export const RETRYABLE: ReadonlySet<Reason> = new Set(['UPSTREAM_REFUSED', 'UPSTREAM_CONNECT_TIMEOUT', 'UPSTREAM_DNS_FAILURE', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_RESET']);
+/** Outcomes that count against a remote's circuit breaker (calls and card fetches alike). */
+export const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE']);
+
 /**
  * `receivedBody` tells a truncated body (the remote closed after sending part
- * of it) from a connection that failed before any response byte.
+ * of it) from a connection that failed before any response byte. A bug in the
+ * gateway's own code is GATEWAY_ERROR: never retried, never held against the remote.
  */
 export function classifyTransportError(err: unknown, receivedBody = false): Reason {
   const aborted = findAborted(err);
   if (aborted) return aborted.reason;
+  if (isGatewayBug(err)) return 'GATEWAY_ERROR';
   const codes = codesOf(err);
   const has = (c: string) => codes.includes(c);
   if (has('EGRESS_DENIED')) return 'EGRESS_DENIED';

@@ -1,7 +1,9 @@
 /**
  * One undici connection pool per remote, built from that remote's policy:
- * connect timeout, the egress guard on every socket, TLS settings. Pools are
- * created lazily and closed with the gateway.
+ * connect timeout, the egress guard on every socket, TLS settings, the
+ * framing guard on every response. A remote whose agent card lives on
+ * another origin gets a second pool for that origin with the same settings
+ * (never a bare client). Pools are created lazily and closed with the gateway.
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
@@ -13,16 +15,24 @@ export interface PoolOptions {
   readonly resolver?: LookupFunction;
 }
 
+interface PoolEntry {
+  readonly remote: string;
+  readonly origin: string;
+  readonly pool: Dispatcher;
+}
+
 export class UpstreamPools {
-  readonly #pools = new Map<string, Dispatcher>();
+  readonly #pools = new Map<string, PoolEntry>();
 
   constructor(private readonly options: PoolOptions = {}) {}
 
-  get(remote: RemoteConfig): Dispatcher {
-    let pool = this.#pools.get(remote.name);
-    if (!pool) {
+  /** The pool for `origin` (default: the remote's own) with the remote's connection settings. */
+  get(remote: RemoteConfig, origin: string = remote.url.origin): Dispatcher {
+    const key = origin === remote.url.origin ? remote.name : `${remote.name} ${origin}`;
+    let entry = this.#pools.get(key);
+    if (!entry) {
       // compose() returns a proxy over the pool: close/destroy still reach it, every request passes the framing check.
-      pool = new Pool(remote.url.origin, {
+      const pool = new Pool(origin, {
         connect: {
           timeout: remote.timeouts.connectMs,
           lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
@@ -36,9 +46,10 @@ export class UpstreamPools {
         maxHeaderSize: 32 * 1024,
         keepAliveTimeout: 4_000,
       }).compose(refuseUntrustedFraming);
-      this.#pools.set(remote.name, pool);
+      entry = { remote: remote.name, origin, pool };
+      this.#pools.set(key, entry);
     }
-    return pool;
+    return entry.pool;
   }
 
   /**
@@ -48,11 +59,13 @@ export class UpstreamPools {
    */
   retire(previous: GatewayConfig, next: GatewayConfig): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const [name, pool] of this.#pools) {
-      const before = previous.remotes.get(name);
-      const after = next.remotes.get(name);
-      if (after && before && connectionKey(before) === connectionKey(after)) continue;
-      this.#pools.delete(name);
+    for (const [key, { remote, origin, pool }] of this.#pools) {
+      const before = previous.remotes.get(remote);
+      const after = next.remotes.get(remote);
+      // A card pool stays only while its origin is still where the remote's card is.
+      const originKept = origin === after?.url.origin || origin === after?.agentCardUrl?.origin;
+      if (after && before && originKept && connectionKey(before) === connectionKey(after)) continue;
+      this.#pools.delete(key);
       closing.push(pool.close().catch(() => undefined));
     }
     return Promise.all(closing).then(() => undefined);
@@ -61,7 +74,7 @@ export class UpstreamPools {
   async close(): Promise<void> {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.allSettled(pools.map((p) => p.destroy()));
+    await Promise.allSettled(pools.map((p) => p.pool.destroy()));
   }
 }
 
