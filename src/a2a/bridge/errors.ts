@@ -36,7 +36,7 @@ export const A2A_ERROR_REASONS: Readonly<Record<number, string>> = {
 /** JSON-RPC error codes are integers; anything else becomes InternalError. */
 function codeOf(value: unknown, drops: Drops): number {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  drops.add('error.code');
+  if (value !== undefined) drops.add('error.code');
   return Code.InternalError;
 }
 

@@ -114,7 +114,10 @@ export function bridgeParams(operation: Operation, from: ProtocolGeneration, to:
   if (from === to) return done(isRecord(params) ? params : {}, drops);
   const lacking = operation.jsonrpc[to] === undefined ? to : operation.jsonrpc[from] === undefined ? from : undefined;
   if (lacking !== undefined) return noCounterpart(Code.UnsupportedOperation, `${operation.name} does not exist in A2A ${lacking}`, drops);
-  return done(to === '1.0' ? paramsTo10(operation, params, drops) : paramsTo03(operation, params, drops), drops);
+  // Params are an object (JSON-RPC allows an array too, which A2A never uses); absent params are an empty object.
+  if (!isRecord(params) && params !== undefined && params !== null) drops.add('params');
+  const input = isRecord(params) ? params : {};
+  return done(to === '1.0' ? paramsTo10(operation, input, drops) : paramsTo03(operation, input, drops), drops);
 }
 
 function paramsTo10(operation: Operation, params: unknown, drops: Drops): JsonObject {
