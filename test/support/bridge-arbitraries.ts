@@ -26,7 +26,7 @@ const timestamp = fc
 
 /** An object with `required` members and any subset of `optional` ones. */
 function obj<R extends Record<string, fc.Arbitrary<unknown>>, O extends Record<string, fc.Arbitrary<unknown>>>(required: R, optional: O) {
-  return fc.record({ ...required, ...optional }, { requiredKeys: Object.keys(required) as (keyof R & keyof O)[] });
+  return fc.record({ ...required, ...optional } as R & O, { requiredKeys: Object.keys(required) as (keyof R & string)[] });
 }
 
 export const STATES_03 = ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown'] as const;
@@ -73,7 +73,7 @@ const part10 = fc.oneof(
   obj({ raw: base64 }, { filename: nonEmpty, mediaType: nonEmpty, metadata: struct }),
   obj({ url: nonEmpty }, { filename: nonEmpty, mediaType: nonEmpty, metadata: struct }),
   obj({ data: fc.jsonValue({ maxDepth: 2 }) }, { metadata: filledStruct }),
-).filter((p) => !(p.metadata && 'data_part_compat' in p.metadata));
+).filter((p) => !(p.metadata && Object.hasOwn(p.metadata as object, 'data_part_compat')));
 export const message10 = obj(
   { messageId: id, role: fc.constantFrom('ROLE_USER', 'ROLE_AGENT'), parts: fc.array(part10, { maxLength: MAX }) },
   { contextId: id, taskId: id, metadata: struct, extensions: strings, referenceTaskIds: strings },

@@ -3,7 +3,7 @@
  * Appendix A.2.2), capabilities, skills, every security scheme, OAuth flows
  * and requirements; exact output, exact drops, valid for the target schema.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { ProtocolGeneration } from '../../src/a2a/operations.js';
 import { bridgeCard, bridgeResult } from '../../src/a2a/bridge/index.js';
 import { OPERATIONS } from '../../src/a2a/operations.js';
@@ -13,7 +13,7 @@ import v10Sample from '../fixtures/cards/v10-spec-sample.json' with { type: 'jso
 import v03Grpc from '../fixtures/cards/v03-grpc-preferred.json' with { type: 'json' };
 import v10Hostile from '../fixtures/cards/v10-hostile.json' with { type: 'json' };
 
-function check(t: Tap.Test, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = [], protocolVersion?: string): void {
+function check(t: Test, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = [], protocolVersion?: string): void {
   const to: ProtocolGeneration = from === '0.3' ? '1.0' : '0.3';
   const r = bridgeCard(from, to, input, protocolVersion === undefined ? {} : { protocolVersion });
   if (!r.ok) return void t.fail(r.problem);

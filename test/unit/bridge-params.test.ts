@@ -3,12 +3,12 @@
  * the exact output, the exact drop labels, and the output valid for the
  * target generation's schema.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { OPERATIONS, type OperationName, type ProtocolGeneration } from '../../src/a2a/operations.js';
 import { bridgeParams } from '../../src/a2a/bridge/index.js';
 import { schemaProblem } from '../support/bridge-schemas.js';
 
-function check(t: Tap.Test, op: OperationName, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = []): void {
+function check(t: Test, op: OperationName, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = []): void {
   const to: ProtocolGeneration = from === '0.3' ? '1.0' : '0.3';
   const r = bridgeParams(OPERATIONS[op], from, to, input);
   if (!r.ok) return void t.fail(r.problem);

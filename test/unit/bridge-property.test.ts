@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { OPERATION_LIST, OPERATIONS, type OperationName, type ProtocolGeneration } from '../../src/a2a/operations.js';
 import { bridgeCard, bridgeError, bridgeEvent, bridgeParams, bridgeResult, MAX_DROP_LABELS, type Bridged } from '../../src/a2a/bridge/index.js';
 import { schemaProblem } from '../support/bridge-schemas.js';
@@ -24,7 +24,7 @@ type Step = (from: ProtocolGeneration, to: ProtocolGeneration, value: unknown) =
 type SchemaOf = [kind: 'params' | 'result' | 'error', op: OperationName | undefined];
 
 /** from → other → from: each step ok, nothing dropped, each output valid; the round trip equals `expected` (default: the input). */
-function roundTrip(t: Tap.Test, name: string, from: ProtocolGeneration, arb: fc.Arbitrary<unknown>, step: Step, schema: SchemaOf, expected: (v: unknown) => unknown = (v) => v): void {
+function roundTrip(t: Test, name: string, from: ProtocolGeneration, arb: fc.Arbitrary<unknown>, step: Step, schema: SchemaOf, expected: (v: unknown) => unknown = (v) => v): void {
   fc.assert(
     fc.property(arb, (value) => {
       const there = step(from, other(from), value);

@@ -2,7 +2,7 @@
  * Results, stream events and errors, both directions, one test per shape:
  * the exact output, the exact drop labels, the output valid for the target.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { OPERATIONS, type OperationName, type ProtocolGeneration } from '../../src/a2a/operations.js';
 import { bridgeError, bridgeEvent, bridgeResult } from '../../src/a2a/bridge/index.js';
 import { timestampTo10 } from '../../src/a2a/bridge/task.js';
@@ -10,7 +10,7 @@ import { schemaProblem } from '../support/bridge-schemas.js';
 
 const other = (g: ProtocolGeneration): ProtocolGeneration => (g === '0.3' ? '1.0' : '0.3');
 
-function check(t: Tap.Test, op: OperationName, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = []): void {
+function check(t: Test, op: OperationName, from: ProtocolGeneration, input: unknown, expected: unknown, dropped: string[] = []): void {
   const to = other(from);
   const r = bridgeResult(OPERATIONS[op], from, to, input);
   if (!r.ok) return void t.fail(r.problem);
