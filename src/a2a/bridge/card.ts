@@ -114,7 +114,12 @@ function provider(value: unknown, out: JsonObject, path: string, drops: Drops, f
 /** Interfaces as [url, binding] pairs, first occurrence first, duplicates (which differ only by version) once. */
 function distinct(interfaces: readonly (readonly [string, string])[]): (readonly [string, string])[] {
   const seen = new Set<string>();
-  return interfaces.filter(([url, binding]) => !seen.has(`${binding} ${url}`) && seen.add(`${binding} ${url}`) !== undefined);
+  return interfaces.filter(([url, binding]) => {
+    const key = `${binding} ${url}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function interfacesTo10(c: JsonObject, version: string, drops: Drops): JsonObject[] {

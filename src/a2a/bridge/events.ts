@@ -19,6 +19,7 @@ export const STREAM_PAYLOADS: readonly (readonly [v10Member: string, v03Kind: st
   ['artifactUpdate', 'artifact-update'],
 ];
 
+const PAYLOAD_MEMBERS = STREAM_PAYLOADS.map(([member]) => member);
 const UPDATE_KINDS = new Set(['status-update', 'artifact-update']);
 
 /** The kind of a 0.3 object: its `kind`, or (when a sender left it out) what its members say it is. */
@@ -72,7 +73,7 @@ export function bridgePayload(from: ProtocolGeneration, to: ProtocolGeneration, 
     if (!known) return noCounterpart(Code.InvalidAgentResponse, `the ${what} is of no A2A 0.3 kind this operation has`, drops);
     return done(payloadTo10(kind, value, drops), drops);
   }
-  const wrapper = readMembers(value, STREAM_PAYLOADS.map(([member]) => member), '1.0', '', drops) ?? {};
+  const wrapper = readMembers(value, PAYLOAD_MEMBERS, '1.0', '', drops) ?? {};
   const present = STREAM_PAYLOADS.filter(([member]) => wrapper[member] !== undefined);
   const first = present.find(([, kind]) => updates || !UPDATE_KINDS.has(kind));
   if (first === undefined) return noCounterpart(Code.InvalidAgentResponse, `the ${what} has no payload this operation has`, drops);

@@ -6,6 +6,9 @@
  * labels of what had no counterpart, or (`ok: false`) the JSON-RPC code to
  * answer with when the whole input has none.
  *
+ * The output may share sub-trees with the input (metadata, data values, strings are not copied): both are
+ * treated as immutable, as everything after the normalizer treats parsed values.
+ *
  * Output size: for any input, the JSON text of the output is at most
  * OUTPUT_GROWTH_FACTOR times that of the input plus OUTPUT_GROWTH_CONSTANT bytes
  * (test/unit/bridge-bounds.test.ts).

@@ -44,6 +44,17 @@ export function join(path: string, member: string): string {
 }
 
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+/** Proto field name → JSON name, per list of known members (the lists are module constants, so this is built once each). */
+const aliasCache = new WeakMap<readonly string[], ReadonlyMap<string, string>>();
+function aliasesOf(known: readonly string[]): ReadonlyMap<string, string> {
+  let aliases = aliasCache.get(known);
+  if (!aliases) {
+    aliases = new Map(known.map((name) => [snakeCase(name), name] as const).filter(([alias, name]) => alias !== name));
+    aliasCache.set(known, aliases);
+  }
+  return aliases;
+}
 
 /** Keys that would change an object's prototype or look like it when copied: never copied, always dropped. */
 export function unsafeKey(key: string): boolean {
@@ -64,14 +75,8 @@ export function readMembers(
 ): JsonObject | undefined {
   if (!isRecord(value)) return undefined;
   const out: JsonObject = {};
-  const aliases = new Map<string, string>();
-  for (const name of known) {
-    if (Object.hasOwn(value, name)) out[name] = value[name];
-    if (generation === '1.0') {
-      const alias = snakeCase(name);
-      if (alias !== name) aliases.set(alias, name);
-    }
-  }
+  for (const name of known) if (Object.hasOwn(value, name)) out[name] = value[name];
+  const aliases = generation === '1.0' ? aliasesOf(known) : NO_ALIASES;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     const canonical = aliases.get(key);
