@@ -174,8 +174,8 @@ function boundedMessage(message: string, code: number, policy: NormalizePolicy):
 
 const MAX_REMOTE_DETAILS = 4;
 
-/** Only `@type` objects pass, each one's strings sanitized, the whole bounded. */
-function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
+/** Only `@type` objects pass, each one's strings sanitized, the whole bounded (the HTTP+JSON normalizer keeps details by the same rule). */
+export function keepTypedDetails(data: unknown, maxTextBytes: number): ErrorDetail[] {
   if (!Array.isArray(data)) return [];
   const kept: ErrorDetail[] = [];
   let budget = 4 * maxTextBytes + 1024;
