@@ -59,16 +59,16 @@ const pair = (http: number, grpc: GrpcCodeName): StatusPair => Object.freeze({ h
  * `reason` (§9.5, §10.6, §11.6: UPPER_SNAKE_CASE without "Error", domain
  * a2a-protocol.org) and the HTTP / gRPC status of §5.4.
  */
-export const A2A_ERRORS: ReadonlyMap<number, { readonly reason: string } & StatusPair> = new Map([
-  [Code.TaskNotFound, { reason: 'TASK_NOT_FOUND', ...pair(404, 'NOT_FOUND') }],
-  [Code.TaskNotCancelable, { reason: 'TASK_NOT_CANCELABLE', ...pair(400, 'FAILED_PRECONDITION') }],
-  [Code.PushNotificationNotSupported, { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', ...pair(400, 'FAILED_PRECONDITION') }],
-  [Code.UnsupportedOperation, { reason: 'UNSUPPORTED_OPERATION', ...pair(400, 'FAILED_PRECONDITION') }],
-  [Code.ContentTypeNotSupported, { reason: 'CONTENT_TYPE_NOT_SUPPORTED', ...pair(400, 'INVALID_ARGUMENT') }],
-  [Code.InvalidAgentResponse, { reason: 'INVALID_AGENT_RESPONSE', ...pair(500, 'INTERNAL') }],
-  [Code.ExtendedAgentCardNotConfigured, { reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', ...pair(400, 'FAILED_PRECONDITION') }],
-  [Code.ExtensionSupportRequired, { reason: 'EXTENSION_SUPPORT_REQUIRED', ...pair(400, 'FAILED_PRECONDITION') }],
-  [Code.VersionNotSupported, { reason: 'VERSION_NOT_SUPPORTED', ...pair(400, 'FAILED_PRECONDITION') }],
+export const A2A_ERRORS: ReadonlyMap<number, { readonly reason: string; readonly status: StatusPair }> = new Map([
+  [Code.TaskNotFound, { reason: 'TASK_NOT_FOUND', status: pair(404, 'NOT_FOUND') }],
+  [Code.TaskNotCancelable, { reason: 'TASK_NOT_CANCELABLE', status: pair(400, 'FAILED_PRECONDITION') }],
+  [Code.PushNotificationNotSupported, { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', status: pair(400, 'FAILED_PRECONDITION') }],
+  [Code.UnsupportedOperation, { reason: 'UNSUPPORTED_OPERATION', status: pair(400, 'FAILED_PRECONDITION') }],
+  [Code.ContentTypeNotSupported, { reason: 'CONTENT_TYPE_NOT_SUPPORTED', status: pair(400, 'INVALID_ARGUMENT') }],
+  [Code.InvalidAgentResponse, { reason: 'INVALID_AGENT_RESPONSE', status: pair(500, 'INTERNAL') }],
+  [Code.ExtendedAgentCardNotConfigured, { reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', status: pair(400, 'FAILED_PRECONDITION') }],
+  [Code.ExtensionSupportRequired, { reason: 'EXTENSION_SUPPORT_REQUIRED', status: pair(400, 'FAILED_PRECONDITION') }],
+  [Code.VersionNotSupported, { reason: 'VERSION_NOT_SUPPORTED', status: pair(400, 'FAILED_PRECONDITION') }],
 ]);
 
 /**
@@ -89,7 +89,7 @@ const UNKNOWN_CODE = pair(500, 'UNKNOWN');
 
 /** The binding-specific status of a JSON-RPC-numbered code (A2A §5.4, standard codes, else 500/UNKNOWN). */
 export function statusOfCode(code: number): StatusPair {
-  return A2A_ERRORS.get(code) ?? STANDARD_CODES.get(code) ?? UNKNOWN_CODE;
+  return A2A_ERRORS.get(code)?.status ?? STANDARD_CODES.get(code) ?? UNKNOWN_CODE;
 }
 
 /** The A2A ErrorInfo reason of an A2A-specific code; undefined for standard and unknown codes. */
