@@ -78,7 +78,7 @@ t.test('encodeQuery writes the table fields in order, either spelling read, wron
   });
   t.same(encodeQuery({ historyLength: '7' }, OPERATIONS.GetTask.rest.query), { ok: true, query: 'historyLength=7' }, 'int32 as a ProtoJSON string');
   t.same(encodeQuery({ contextId: '', pageToken: null }, LIST), { ok: true, query: '' }, 'defaults are left out');
-  for (const bad of [{ pageSize: 1.5 }, { pageSize: 2 ** 31 }, { pageSize: 'x' }, { includeArtifacts: 'true' }, { status: 'DONE' }, { status: {} }, { contextId: 5 }, { statusTimestampAfter: 'now' }, { contextId: 'a\nb' }]) {
+  for (const bad of [{ pageSize: 1.5 }, { pageSize: 2 ** 31 }, { pageSize: 'x' }, { includeArtifacts: 'true' }, { status: 'DONE' }, { status: {} }, { contextId: 5 }, { statusTimestampAfter: 'now' }, { contextId: 'a\nb' }, { contextId: 'a\ud800' }]) {
     t.equal(encodeQuery(bad, LIST).ok, false, JSON.stringify(bad));
   }
 });

@@ -184,7 +184,8 @@ export function snakeCase(camel: string): string {
 function writeValue(name: string, kind: QueryKind, value: unknown): string | undefined {
   switch (kind) {
     case 'string':
-      return typeof value === 'string' && !CONTROL.test(value) ? value : undefined;
+      // encodeURIComponent throws on a lone surrogate (JSON.parse makes them from "\ud800").
+      return typeof value === 'string' && value.isWellFormed() && !CONTROL.test(value) ? value : undefined;
     case 'int32':
       if (typeof value === 'number') return Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 ? String(value) : undefined;
       return typeof value === 'string' && readInt32(value) !== undefined ? String(Number(value)) : undefined;
