@@ -7,7 +7,10 @@
  *   GET PATH/.well-known/agent-card.json        the card: one HTTP+JSON interface at `${origin}PATH`
  *
  * PATH defaults to /rest. Used by the HTTP+JSON codec's tests to capture the
- * SDK server's real bytes for every operation and error.
+ * SDK server's real bytes for every operation and error. One addition to the
+ * agent: a streamed message whose text starts with "explode" yields the
+ * stream's first event and then fails with TaskNotFoundError, so the SDK
+ * server writes its real `event: error`.
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -20,7 +23,8 @@ import {
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { TestAgentExecutor } from './sdk-agent.js';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { TestAgentExecutor, textOf } from './sdk-agent.js';
 import { sdkAgentCard } from './sdk-upstream.js';
 import { closeServer, listenOnLoopback, trackConnections } from './servers.js';
 
@@ -39,6 +43,8 @@ export interface SdkRestUpstreamOptions {
   pushNotifications?: boolean;
   /** Card `capabilities.streaming`; default true. */
   streaming?: boolean;
+  /** Serve GetExtendedAgentCard (a copy of the card named "<name> (extended)"); sets `capabilities.extendedAgentCard`. */
+  extendedCard?: boolean;
 }
 
 export interface SdkRestUpstream {
@@ -59,6 +65,8 @@ export async function startSdkRestUpstream(opts: SdkRestUpstreamOptions = {}): P
 
   const card = sdkAgentCard(url, opts.streaming ?? true, opts.pushNotifications ?? true);
   card.supportedInterfaces = [{ url, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }];
+  if (opts.extendedCard && card.capabilities) card.capabilities.extendedAgentCard = true;
+  const extended = opts.extendedCard ? { ...structuredClone(card), name: `${card.name} (extended)` } : undefined;
   const executor = new TestAgentExecutor(0);
   const pushStore = (opts.pushNotifications ?? true) ? new InMemoryPushNotificationStore() : undefined;
   const handler = new DefaultRequestHandler(
@@ -68,7 +76,20 @@ export async function startSdkRestUpstream(opts: SdkRestUpstreamOptions = {}): P
     new DefaultExecutionEventBusManager(),
     pushStore,
     pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 1000 }) : undefined,
+    // A function: the SDK hands a plain card only to authenticated users, and these tests have none.
+    extended ? async () => extended : undefined,
   );
+
+  // The SDK's own stream, cut after its first event by an A2A error (what `sendStreamResponse` turns into `event: error`).
+  const realStream = handler.sendMessageStream.bind(handler);
+  handler.sendMessageStream = async function* (params, context) {
+    const stream = realStream(params, context);
+    if (!textOf(params.message).startsWith('explode')) return yield* stream;
+    for await (const event of stream) {
+      yield event;
+      throw new TaskNotFoundError({ message: 'the task vanished mid-stream', metadata: { taskId: 'gone' } });
+    }
+  };
 
   const app = express();
   app.disable('x-powered-by');
