@@ -136,6 +136,7 @@ t.test('problem+json (§6.4) and the A2A 0.3 REST error body are read too', asyn
   t.equal(problem.message, 'version 0.5 is not supported');
   t.equal(problem.a2a?.reason, 'VERSION_NOT_SUPPORTED');
   t.equal(err(reply(404, '{"type":"about:blank","title":"Not Found"}')).message, 'Not Found');
+  t.equal(err(reply(500, '{"type":"error","message":"db down"}')).message, 'db down', 'a problem-like body with only a message');
   t.equal(err(reply(404, '{"type":"https://evil.example/errors/task-not-found","title":"x"}')).code, -32603);
   const legacy = err(reply(404, '{"code":-32001,"message":"Task not found","data":null}'));
   t.equal(legacy.code, -32001);

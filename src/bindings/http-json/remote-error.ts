@@ -90,11 +90,11 @@ function readStatus(body: Record<string, unknown>, httpStatus: number | undefine
 
 /** RFC 9457 problem details: at least one of its string members, and no `error`. */
 function readProblem(body: Record<string, unknown>, httpStatus: number | undefined): ErrorParts | undefined {
-  const { type, title, detail } = body;
+  const { type, title, detail, message: plain } = body;
   if (typeof type !== 'string' && typeof title !== 'string' && typeof detail !== 'string') return undefined;
   const m = typeof type === 'string' ? A2A_PROBLEM_TYPE.exec(type) : null;
   const a2aCode = m ? codeOfA2aReason(m[1]!.toUpperCase().replaceAll('-', '_')) : undefined;
-  const message = typeof detail === 'string' && detail.trim() !== '' ? detail : typeof title === 'string' ? title : '';
+  const message = [detail, title, plain].find((v): v is string => typeof v === 'string' && v.trim() !== '') ?? '';
   return { code: a2aCode ?? codeOfStatus(httpStatus), message, details: undefined };
 }
 

@@ -3,7 +3,7 @@
  * rules every normalizer applies (src/envelope/normalize.ts): nesting depth
  * bounded before parsing, `__proto__` / `constructor.prototype` keys
  * refused, lone surrogate escapes refused, a member twice in the top-level
- * objects refused (in a response message the top level is the oneof
+ * object refused (in a response message the top level is the oneof
  * payload: `{"task":…,"task":…}` means different things to different
  * parsers). Pure.
  */
@@ -28,7 +28,10 @@ export function readRemoteJson(text: string, maxJsonDepth: number, duplicateLeve
     return { ok: false, reason: forbidden ? 'UNSAFE_JSON' : 'INVALID_JSON' };
   }
   if (scan.problem === 'lone-surrogate') return { ok: false, reason: 'INVALID_JSON', detail: 'string with a lone surrogate escape' };
-  const duplicate = findDuplicateMember(text, maxJsonDepth, duplicateLevels);
+  // The scan counted the top-level members: fewer keys after parsing means one was repeated. Only then (or when
+  // deeper levels are asked for) is the text walked again, to name it.
+  const repeatedAtTop = isPlainObject(value) && scan.topLevelMembers !== undefined && scan.topLevelMembers > Object.keys(value).length;
+  const duplicate = repeatedAtTop || duplicateLevels > 1 ? findDuplicateMember(text, maxJsonDepth, duplicateLevels) : ({ ok: true } as const);
   if (!duplicate.ok && duplicate.problem === 'duplicate-member') {
     const member = /^[A-Za-z0-9_-]{1,64}$/.test(duplicate.member) ? duplicate.member : '*';
     return { ok: false, reason: 'INVALID_RESPONSE_MESSAGE', detail: `duplicate "${member}" member` };
