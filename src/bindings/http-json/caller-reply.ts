@@ -20,7 +20,6 @@
  */
 import type { Operation, ProtocolGeneration } from '../../a2a/operations.js';
 import type { ErrorOutcome, Outcome, StreamItem } from '../../core/outcome.js';
-import { oneLine } from '../../stream/event-normalize.js';
 import { statusBodyOf } from './status-body.js';
 
 export const A2A_JSON = 'application/a2a+json';
@@ -55,6 +54,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 
 /** One stream item as SSE text. */
 export function encodeRestStreamItem(item: StreamItem): string {
-  if (!item.final) return `data: ${oneLine(item.outcome.json)}\n\n`;
+  // A `data:` line ends at CR or LF; in valid JSON they only occur as whitespace between tokens.
+  if (!item.final) return `data: ${item.outcome.json.replace(/[\r\n]/g, ' ')}\n\n`;
   return `event: error\ndata: ${statusBodyOf(item.outcome).json}\n\n`;
 }
