@@ -63,11 +63,10 @@ export const gatewayErrors = {
   INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
   METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
   UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
-  UNSUPPORTED_CONTENT_TYPE: { code: Code.ContentTypeNotSupported, message: 'request Content-Type must be application/json' },
   REQUEST_TIMEOUT: { code: Code.InvalidRequest, message: 'request was not received in time' },
 
   // --- what the remote sent (A2A's InvalidAgentResponse) ---
-  UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },
+  UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no A2A error' },
   NON_JSON_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not JSON' },
   EMPTY_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent an empty body' },
   INVALID_UTF8: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not valid UTF-8' },
@@ -85,7 +84,7 @@ export const gatewayErrors = {
   CREDENTIAL_ECHOED: { code: Code.InvalidAgentResponse, message: 'remote sent back a credential of this gateway where it cannot be redacted' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
-  INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },
+  INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid A2A stream response' },
   EVENT_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is too large' },
   STREAM_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the byte limit' },
   STREAM_TOO_MANY_EVENTS: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the event limit' },
@@ -94,6 +93,17 @@ export const gatewayErrors = {
   STREAM_TOO_LONG: { code: Code.InternalError, message: 'remote stream exceeded its maximum duration' },
   STREAM_TRUNCATED: { code: Code.InvalidAgentResponse, message: 'remote closed the stream in the middle of an event' },
   GATEWAY_SHUTDOWN: { code: Code.InternalError, message: 'gateway is shutting down' },
+
+  // --- the HTTP+JSON binding (caller requests, remote replies) ---
+  UNKNOWN_OPERATION: { code: Code.MethodNotFound, message: 'no A2A operation has this path' },
+  HTTP_METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'this path does not accept that HTTP method' },
+  INVALID_PARAMS: { code: Code.InvalidParams, message: "request does not match the operation's A2A message" },
+  UNSUPPORTED_CONTENT_TYPE: { code: Code.ContentTypeNotSupported, message: 'request Content-Type is not supported (JSON-RPC: application/json; HTTP+JSON: also application/a2a+json)' },
+  INVALID_VERSION: { code: Code.VersionNotSupported, message: 'A2A-Version must be one Major.Minor version' },
+  INVALID_EXTENSIONS: { code: Code.InvalidRequest, message: 'A2A-Extensions must be a comma-separated list of URIs' },
+  UNSUPPORTED_BINDING_VERSION: { code: Code.VersionNotSupported, message: 'this gateway carries HTTP+JSON for A2A 1.0 only' },
+  INVALID_RESPONSE_MESSAGE: { code: Code.InvalidAgentResponse, message: "remote sent a body that is not the operation's response message" },
+  NOT_AN_EVENT_STREAM: { code: Code.InvalidAgentResponse, message: 'remote answered a streaming call with a body that is not an event stream' },
 
   // --- transport (A2A defines none: -32603 is what typed clients map to a transport error) ---
   UPSTREAM_TIMEOUT: { code: Code.InternalError, message: 'remote did not answer in time' },

@@ -17,6 +17,11 @@ export interface JsonScan {
   /** [start, end) of the top-level "result" value in the text, if present. */
   readonly resultStart: number;
   readonly resultEnd: number;
+  /**
+   * Members of the top-level object, repeats counted (0 when the top level is no object). More than the parsed
+   * object's keys means a repeated member: how the HTTP+JSON normalizer finds one at no extra cost.
+   */
+  readonly topLevelMembers?: number;
 }
 
 const OPEN_OBJECT = 0x7b;
@@ -41,6 +46,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
   let resultStart = -1;
   let resultEnd = -1;
   const seen = new Set<string>();
+  let topLevelMembers = 0;
   // Other problems are remembered, not returned at once, so the depth bound is
   // always enforced: a duplicate key must not let a 100,000-deep body reach JSON.parse.
   let found: { problem: ScanProblem; member?: string } | undefined;
@@ -100,6 +106,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
         }
       }
       if (depth === 1 && topIsObject && expectKey) {
+        topLevelMembers++;
         const raw = text.slice(start + 1, i);
         const key = hasEscape ? safeUnescape(raw) : raw;
         if (WATCHED.has(key)) {
@@ -139,8 +146,8 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
         break;
     }
   }
-  if (found) return { ...found, resultStart: -1, resultEnd: -1 };
-  return { resultStart, resultEnd };
+  if (found) return { ...found, resultStart: -1, resultEnd: -1, topLevelMembers };
+  return { resultStart, resultEnd, topLevelMembers };
 }
 
 function fail(problem: ScanProblem): JsonScan {

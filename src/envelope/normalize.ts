@@ -253,8 +253,8 @@ function boundedMessage(message: string, code: number, policy: NormalizePolicy, 
 
 const MAX_REMOTE_DETAILS = 4;
 
-/** Only `@type` objects pass, each one's strings sanitized (and redacted), the whole bounded. */
-function keepTypedDetails(data: unknown, policy: NormalizePolicy, seen: Seen): ErrorDetail[] {
+/** Only `@type` objects pass, each one's strings sanitized (and redacted), the whole bounded (the HTTP+JSON normalizer keeps details by the same rule). */
+export function keepTypedDetails(data: unknown, policy: NormalizePolicy, seen: Seen = { redactions: 0 }): ErrorDetail[] {
   const maxTextBytes = policy.maxErrorMessageBytes;
   if (!Array.isArray(data)) return [];
   const kept: ErrorDetail[] = [];

@@ -98,8 +98,15 @@ t.test('scalar results are located', async (t) => {
 });
 
 t.test('no result member gives -1 positions', async (t) => {
-  t.same(scanJson('{"error":{"code":1}}', 4), { resultStart: -1, resultEnd: -1 });
-  t.same(scanJson('[1,2]', 4), { resultStart: -1, resultEnd: -1 });
+  t.same(scanJson('{"error":{"code":1}}', 4), { resultStart: -1, resultEnd: -1, topLevelMembers: 1 });
+  t.same(scanJson('[1,2]', 4), { resultStart: -1, resultEnd: -1, topLevelMembers: 0 });
+});
+
+t.test('top-level members are counted, repeats included, nested ones not', async (t) => {
+  t.equal(scanJson('{"a":{"x":1,"y":2},"b":[{"z":1}],"a":3}', 8).topLevelMembers, 3);
+  t.equal(scanJson('{"a\\"":1,"b":"\\"c\\":"}', 8).topLevelMembers, 2);
+  t.equal(scanJson('{}', 8).topLevelMembers, 0);
+  t.equal(scanJson('"s"', 8).topLevelMembers, 0);
 });
 
 t.test('lone surrogate escapes are reported; a valid pair is not', async (t) => {

@@ -1,0 +1,187 @@
+/**
+ * The HTTP+JSON routes of every operation (spec 1.0.1 §5.3, §11.3; the
+ * `/{tenant}` form of each, from a2a.proto's additional_bindings; A2A 0.3's
+ * `/v1/...` forms, spec 0.3 §3.5.3), matched both ways: a caller's verb and
+ * path → the operation, generation, path parameters and tenant; and an
+ * operation with its values → the path to send a remote. Built from the
+ * operation table, so a route exists once. Pure.
+ */
+import { OPERATION_LIST, restPathOf, type HttpVerb, type Operation, type ProtocolGeneration } from '../../a2a/operations.js';
+import { decodeSegment, encodeSegment, splitRawPath } from './path-segments.js';
+
+export interface RouteMatch {
+  readonly operation: Operation;
+  readonly generation: ProtocolGeneration;
+  /** Path parameters by request field name (`id`, `taskId`), decoded. */
+  readonly pathParams: Readonly<Record<string, string>>;
+  /** The `/{tenant}` segment, decoded, when the tenant form was used. */
+  readonly tenant?: string;
+}
+
+export type RouteMiss =
+  /** The path is unsafe (see path-segments.ts). */
+  | { readonly reason: 'INVALID_PATH'; readonly detail: string }
+  /** No operation has this path. */
+  | { readonly reason: 'UNKNOWN_OPERATION' }
+  /** The path is an operation's, the verb is not: `allow` lists the verbs it takes. */
+  | { readonly reason: 'HTTP_METHOD_NOT_ALLOWED'; readonly allow: readonly HttpVerb[]; readonly operation: Operation; readonly generation: ProtocolGeneration };
+
+export type RouteResult = { readonly ok: true; readonly match: RouteMatch } | ({ readonly ok: false } & RouteMiss);
+
+interface Piece {
+  /** A fixed segment, e.g. "tasks" or "message:send". */
+  readonly literal?: string;
+  /** A request field bound to this segment, e.g. "id", with the `:action` that follows it, if any. */
+  readonly param?: string;
+  readonly suffix?: string;
+}
+
+interface CompiledRoute {
+  readonly operation: Operation;
+  readonly generation: ProtocolGeneration;
+  readonly verbs: readonly HttpVerb[];
+  readonly pieces: readonly Piece[];
+  /** Routes whose parameter segment ends in an action (`{id}:cancel`) win over a bare `{id}`. */
+  readonly specific: boolean;
+}
+
+function compile(template: string): Piece[] {
+  return template
+    .split('/')
+    .filter((s) => s !== '')
+    .map((segment) => {
+      const m = /^\{(\w+)\}(.*)$/.exec(segment);
+      if (!m) return { literal: segment };
+      return m[2] === '' ? { param: m[1]! } : { param: m[1]!, suffix: m[2]! };
+    });
+}
+
+/** SubscribeToTask is GET in a2a.proto and POST in the spec text and the SDKs: callers may use either. */
+function verbsOf(operation: Operation): readonly HttpVerb[] {
+  return operation.name === 'SubscribeToTask' ? ['POST', 'GET'] : [operation.rest.verb];
+}
+
+function routesOf(generation: ProtocolGeneration): CompiledRoute[] {
+  return OPERATION_LIST.map((operation) => {
+    const pieces = compile(restPathOf(operation, generation));
+    return { operation, generation, verbs: verbsOf(operation), pieces, specific: pieces.some((p) => p.suffix !== undefined) };
+  });
+}
+
+const ROUTES: Readonly<Record<ProtocolGeneration, readonly CompiledRoute[]>> = { '1.0': routesOf('1.0'), '0.3': routesOf('0.3') };
+const BY_OPERATION: ReadonlyMap<string, CompiledRoute> = new Map(
+  (['1.0', '0.3'] as const).flatMap((g) => ROUTES[g].map((r) => [`${g} ${r.operation.name}`, r] as const)),
+);
+
+interface Candidate {
+  readonly route: CompiledRoute;
+  readonly pathParams: Record<string, string>;
+}
+
+type TableMatch = { readonly candidates: Candidate[]; readonly badSegment: boolean };
+
+function matchTable(routes: readonly CompiledRoute[], segments: readonly string[]): TableMatch {
+  const candidates: Candidate[] = [];
+  let badSegment = false;
+  for (const route of routes) {
+    if (route.pieces.length !== segments.length) continue;
+    const pathParams: Record<string, string> = {};
+    let matched = true;
+    for (let i = 0; i < segments.length && matched; i++) {
+      const piece = route.pieces[i]!;
+      const raw = segments[i]!;
+      if (piece.literal !== undefined) {
+        matched = raw === piece.literal;
+        continue;
+      }
+      const suffix = piece.suffix ?? '';
+      if (!raw.endsWith(suffix) || raw.length === suffix.length) {
+        matched = false;
+        continue;
+      }
+      const value = decodeSegment(raw.slice(0, raw.length - suffix.length));
+      if (value === undefined) {
+        badSegment = true;
+        matched = false;
+        continue;
+      }
+      pathParams[piece.param!] = value;
+    }
+    if (matched) candidates.push({ route, pathParams });
+  }
+  return { candidates, badSegment };
+}
+
+/** A validated A2A-Version (or none): absent and 0.x mean A2A 0.3 (spec §3.6.2). */
+function isLegacyVersion(version: string | undefined): boolean {
+  return version === undefined || version.startsWith('0.');
+}
+
+/**
+ * Matches a caller's request. `rawPath` is the path after the remote's base,
+ * still percent-encoded, without the query; `version` is the caller's
+ * validated A2A-Version. `/v1/...` is A2A 0.3's form when the version is 0.3
+ * or absent, else the tenant "v1" of a 1.0 route (as the @a2a-js/sdk server
+ * decides). A path without a tenant is tried first: `/tasks/tasks` is GetTask
+ * of task "tasks", not ListTasks of tenant "tasks".
+ */
+export function matchRoute(verb: string, rawPath: string, version?: string): RouteResult {
+  const split = splitRawPath(rawPath);
+  if (!split.ok) return { ok: false, reason: 'INVALID_PATH', detail: split.problem };
+  const segments = split.segments;
+
+  let found: TableMatch = { candidates: [], badSegment: false };
+  let tenant: string | undefined;
+  if (segments[0] === 'v1' && isLegacyVersion(version)) found = matchTable(ROUTES['0.3'], segments);
+  if (found.candidates.length === 0) {
+    const plain = matchTable(ROUTES['1.0'], segments);
+    found = { candidates: plain.candidates, badSegment: found.badSegment || plain.badSegment };
+  }
+  if (found.candidates.length === 0 && segments.length >= 2) {
+    const tenanted = matchTable(ROUTES['1.0'], segments.slice(1));
+    if (tenanted.candidates.length > 0) {
+      tenant = decodeSegment(segments[0]!);
+      if (tenant === undefined) return { ok: false, reason: 'INVALID_PATH', detail: 'tenant segment is not a safe value' };
+    }
+    found = { candidates: tenanted.candidates, badSegment: found.badSegment || tenanted.badSegment };
+  }
+
+  const { candidates } = found;
+  if (candidates.length === 0) {
+    return found.badSegment ? { ok: false, reason: 'INVALID_PATH', detail: 'path parameter is not a safe value' } : { ok: false, reason: 'UNKNOWN_OPERATION' };
+  }
+  const allowed = candidates.filter((c) => (c.route.verbs as readonly string[]).includes(verb));
+  if (allowed.length === 0) {
+    const first = candidates[0]!.route;
+    const allow = [...new Set(candidates.flatMap((c) => c.route.verbs))];
+    return { ok: false, reason: 'HTTP_METHOD_NOT_ALLOWED', allow, operation: first.operation, generation: first.generation };
+  }
+  const chosen = allowed.find((c) => c.route.specific) ?? allowed[0]!;
+  return {
+    ok: true,
+    match: {
+      operation: chosen.route.operation,
+      generation: chosen.route.generation,
+      pathParams: chosen.pathParams,
+      ...(tenant === undefined ? {} : { tenant }),
+    },
+  };
+}
+
+/** Names of the path parameters of an operation's route (`id`, or `taskId` and `id`). */
+export function pathParamNames(operation: Operation, generation: ProtocolGeneration): readonly string[] {
+  const route = BY_OPERATION.get(`${generation} ${operation.name}`)!;
+  return route.pieces.flatMap((p) => (p.param === undefined ? [] : [p.param]));
+}
+
+/**
+ * The path of an operation with these parameter values, each percent-encoded
+ * (`encodeSegment`), under `/{tenant}` when one is given. The values must be
+ * safe segment values (path-segments.ts isSegmentValue); the caller checks.
+ */
+export function buildRoutePath(operation: Operation, generation: ProtocolGeneration, pathParams: Readonly<Record<string, string>>, tenant?: string): string {
+  const route = BY_OPERATION.get(`${generation} ${operation.name}`)!;
+  const segments = route.pieces.map((p) => (p.literal !== undefined ? p.literal : encodeSegment(pathParams[p.param!] ?? '') + (p.suffix ?? '')));
+  if (tenant !== undefined && tenant !== '') segments.unshift(encodeSegment(tenant));
+  return `/${segments.join('/')}`;
+}
