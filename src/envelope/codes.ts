@@ -61,6 +61,7 @@ export const gatewayErrors = {
   INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
   METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
   UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
+  INVALID_REQUEST_MESSAGE: { code: Code.InvalidParams, message: 'request is not a valid message of the operation\'s request type' },
 
   // --- what the remote sent (A2A's InvalidAgentResponse) ---
   UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },
@@ -78,6 +79,9 @@ export const gatewayErrors = {
   INVALID_RESULT: { code: Code.InvalidAgentResponse, message: 'remote sent a result that does not match the A2A schema' },
   INVALID_AGENT_CARD: { code: Code.InvalidAgentResponse, message: 'remote sent an agent card that does not match the A2A schema' },
   NO_USABLE_INTERFACE: { code: Code.InvalidAgentResponse, message: 'remote agent card offers no interface the gateway can carry' },
+  WRONG_CONTENT_TYPE: { code: Code.InvalidAgentResponse, message: 'remote answered with a content type its binding does not use' },
+  INVALID_MESSAGE: { code: Code.InvalidAgentResponse, message: 'remote sent a message that does not decode as the operation\'s response type' },
+  INVALID_STATUS: { code: Code.InvalidAgentResponse, message: 'remote ended the call with a status that is not valid' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
   INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },
@@ -99,6 +103,8 @@ export const gatewayErrors = {
   UPSTREAM_RESET: { code: Code.InternalError, message: 'connection to the remote was reset' },
   UPSTREAM_TLS_ERROR: { code: Code.InternalError, message: 'TLS handshake with the remote failed' },
   UPSTREAM_PROTOCOL_ERROR: { code: Code.InvalidAgentResponse, message: 'remote sent a malformed HTTP response' },
+  UPSTREAM_STREAM_RESET: { code: Code.InternalError, message: 'remote reset the call before it was complete' },
+  UPSTREAM_GOAWAY: { code: Code.InternalError, message: 'remote closed the connection while the call was in flight' },
   EGRESS_DENIED: { code: Code.InternalError, message: 'remote address is not allowed by the egress policy' },
 
   // --- the gateway's own limits ---
