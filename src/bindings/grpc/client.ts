@@ -249,17 +249,21 @@ export class GrpcRemoteClient implements CallHandler {
       return undefined;
     }
     let transport: Reason | undefined;
-    stream.on('error', (err) => {
-      transport ??= classifySessionError(err);
+    stream.on('error', (err: { code?: unknown }) => {
+      // A stream error is the RST_STREAM the close reports (rstCode); anything else is the connection's.
+      if (err.code !== 'ERR_HTTP2_STREAM_ERROR') transport ??= classifySessionError(err);
     });
     stream.once('close', () => {
       const rstCode = stream.rstCode;
-      const goaway = pooled.goaway && (rstCode === undefined || rstCode !== 0 || pooled.failure === 'UPSTREAM_GOAWAY');
-      const failure = transport ?? pooled.failure;
-      onClose({
-        ...(rstCode !== undefined ? { rstCode } : {}),
-        ...(goaway ? { goaway } : {}),
-        ...(failure ? { transport: failure } : {}),
+      // Let the session's own 'error'/'goaway' land first: a dead connection explains the resets it causes.
+      setImmediate(() => {
+        const session = pooled.failure !== undefined && pooled.failure !== 'UPSTREAM_GOAWAY' ? pooled.failure : undefined;
+        if (session) return onClose({ transport: session });
+        onClose({
+          ...(rstCode !== undefined ? { rstCode } : {}),
+          ...(pooled.goaway ? { goaway: true } : {}),
+          ...(transport ? { transport } : {}),
+        });
       });
     });
     stream.end(encodeMessage(body));

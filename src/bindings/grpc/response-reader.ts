@@ -170,11 +170,12 @@ export class GrpcResponseReader {
     if (status) return this.decoder.buffered > 0 ? this.fail(gatewayFailure(cut, this.ctx.remote)) : undefined;
     // No status: why the stream ended decides the reason.
     if (close.goaway) return this.fail(gatewayFailure('UPSTREAM_GOAWAY', this.ctx.remote));
+    // A failed connection (bad frames, reset socket, TLS) explains the stream resets it causes.
+    if (close.transport) return this.fail(gatewayFailure(close.transport, this.ctx.remote));
     if (close.rstCode !== undefined && close.rstCode !== 0) {
       return this.fail(gatewayFailure('UPSTREAM_STREAM_RESET', this.ctx.remote, { http2Error: String(close.rstCode) }));
     }
-    if (close.transport && !this.headersSeen) return this.fail(gatewayFailure(close.transport, this.ctx.remote));
-    return this.fail(gatewayFailure(this.headersSeen ? cut : (close.transport ?? 'UPSTREAM_PROTOCOL_ERROR'), this.ctx.remote));
+    return this.fail(gatewayFailure(this.headersSeen ? cut : 'UPSTREAM_PROTOCOL_ERROR', this.ctx.remote));
   }
 
   private acceptUnary(message: Buffer): ErrorOutcome | undefined {
