@@ -61,10 +61,10 @@ export const gatewayErrors = {
   INVALID_PATH: { code: Code.InvalidRequest, message: 'request path is not allowed' },
   METHOD_NOT_ALLOWED: { code: Code.MethodNotFound, message: 'method is not allowed for this remote' },
   UNAUTHENTICATED: { code: Code.InvalidRequest, message: 'caller is not authenticated to this gateway' },
-  INVALID_REQUEST_MESSAGE: { code: Code.InvalidParams, message: 'request is not a valid message of the operation\'s request type' },
+  INVALID_PARAMS: { code: Code.InvalidParams, message: "request does not match the operation's A2A message" },
 
   // --- what the remote sent (A2A's InvalidAgentResponse) ---
-  UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no JSON-RPC response' },
+  UPSTREAM_HTTP_ERROR: { code: Code.InvalidAgentResponse, message: 'remote answered with an HTTP error and no A2A error' },
   NON_JSON_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not JSON' },
   EMPTY_RESPONSE: { code: Code.InvalidAgentResponse, message: 'remote sent an empty body' },
   INVALID_UTF8: { code: Code.InvalidAgentResponse, message: 'remote sent a body that is not valid UTF-8' },
@@ -80,11 +80,11 @@ export const gatewayErrors = {
   INVALID_AGENT_CARD: { code: Code.InvalidAgentResponse, message: 'remote sent an agent card that does not match the A2A schema' },
   NO_USABLE_INTERFACE: { code: Code.InvalidAgentResponse, message: 'remote agent card offers no interface the gateway can carry' },
   WRONG_CONTENT_TYPE: { code: Code.InvalidAgentResponse, message: 'remote answered with a content type its binding does not use' },
-  INVALID_MESSAGE: { code: Code.InvalidAgentResponse, message: 'remote sent a message that does not decode as the operation\'s response type' },
+  INVALID_RESPONSE_MESSAGE: { code: Code.InvalidAgentResponse, message: "remote sent a body that is not the operation's response message" },
   INVALID_STATUS: { code: Code.InvalidAgentResponse, message: 'remote ended the call with a status that is not valid' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
-  INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid JSON-RPC response' },
+  INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid A2A stream response' },
   EVENT_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is too large' },
   STREAM_TOO_LARGE: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the byte limit' },
   STREAM_TOO_MANY_EVENTS: { code: Code.InvalidAgentResponse, message: 'remote stream exceeded the event limit' },

@@ -147,7 +147,7 @@ t.test('a compressed message (the gateway offered identity only)', async (t) => 
 t.test('a message of another type that does not decode', async (t) => {
   // Field 1 of Task is a string; wire type 5 (fixed32) there cannot be read as one.
   const { outcome } = await unaryAgainst((s) => answer(s, encodeMessage(Buffer.from([0x0d, 1, 2, 3, 4]))));
-  isFailure(t, outcome, 'INVALID_MESSAGE');
+  isFailure(t, outcome, 'INVALID_RESPONSE_MESSAGE');
 });
 
 t.test('trailers-only errors: a typed A2A error, and a status that is not a number', async (t) => {

@@ -108,8 +108,8 @@ t.test('refused before the handler: undecodable request, too large, unauthentica
 
   const garbage = await rawUnary(target, 'GetTask', Buffer.from([0x0a, 0x40, 0x41]), authed.clone());
   t.equal(garbage.error?.code, grpc.status.INVALID_ARGUMENT);
-  t.equal(garbage.error?.details, gatewayErrors.INVALID_REQUEST_MESSAGE.message);
-  t.match(errorInfos(garbage.error!), [{ reason: 'INVALID_REQUEST_MESSAGE', metadata: { remote: 'weather' } }]);
+  t.equal(garbage.error?.details, gatewayErrors.INVALID_PARAMS.message);
+  t.match(errorInfos(garbage.error!), [{ reason: 'INVALID_PARAMS', metadata: { remote: 'weather' } }]);
 
   const justFits = Buffer.from(jsonToBinary('GetTaskRequest', { id: 'x'.repeat(253) }));
   t.equal(justFits.length, 256);

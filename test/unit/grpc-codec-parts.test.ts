@@ -54,7 +54,7 @@ t.test('gRPC status of an error outcome (spec §5.4 and the gateway reasons)', a
     UNAUTHENTICATED: GrpcCode.UNAUTHENTICATED,
     EGRESS_DENIED: GrpcCode.PERMISSION_DENIED,
     WRONG_CONTENT_TYPE: GrpcCode.INTERNAL,
-    INVALID_REQUEST_MESSAGE: GrpcCode.INVALID_ARGUMENT,
+    INVALID_PARAMS: GrpcCode.INVALID_ARGUMENT,
     CALLER_CLOSED: GrpcCode.CANCELLED,
   };
   for (const [reason, grpc] of Object.entries(expected)) t.equal(grpcCodeOf(gatewayFailure(reason as Reason, 'r')), grpc, reason);
@@ -70,7 +70,7 @@ t.test('gRPC status of an error outcome (spec §5.4 and the gateway reasons)', a
 
 t.test('grpc-status-details-bin for a caller: A2A ErrorInfo first, then the gateway ErrorInfo, then kept details', async (t) => {
   const error: ErrorOutcome = {
-    ...gatewayFailure('INVALID_MESSAGE', 'weather', { event: '3' }),
+    ...gatewayFailure('INVALID_RESPONSE_MESSAGE', 'weather', { event: '3' }),
     details: [
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.500s' },
       { '@type': 'type.googleapis.com/unknown.Type', x: 1 },
@@ -78,9 +78,9 @@ t.test('grpc-status-details-bin for a caller: A2A ErrorInfo first, then the gate
   };
   const status = fromBinary(StatusSchema, encodeStatusDetails(error, GrpcCode.INTERNAL));
   t.equal(status.code, GrpcCode.INTERNAL);
-  t.equal(status.message, gatewayErrors.INVALID_MESSAGE.message);
+  t.equal(status.message, gatewayErrors.INVALID_RESPONSE_MESSAGE.message);
   t.match(anyUnpack(status.details[0]!, ErrorInfoSchema), { reason: 'INVALID_AGENT_RESPONSE', domain: 'a2a-protocol.org' });
-  t.match(anyUnpack(status.details[1]!, ErrorInfoSchema), { reason: 'INVALID_MESSAGE', domain: 'a2a-egress', metadata: { remote: 'weather', event: '3' } });
+  t.match(anyUnpack(status.details[1]!, ErrorInfoSchema), { reason: 'INVALID_RESPONSE_MESSAGE', domain: 'a2a-egress', metadata: { remote: 'weather', event: '3' } });
   t.equal(status.details[2]?.typeUrl, 'type.googleapis.com/google.rpc.RetryInfo');
   t.equal(status.details.length, 3, 'a detail type without a descriptor is left out');
   const plain = fromBinary(StatusSchema, encodeStatusDetails(gatewayFailure('UPSTREAM_TIMEOUT', 'w'), GrpcCode.DEADLINE_EXCEEDED));

@@ -32,7 +32,7 @@ export function buildCall(op: Operation, remote: string, request: Buffer, metada
   try {
     decoded = binaryToJson(op.requestType, request);
   } catch (err) {
-    if (err instanceof ProtoConversionError) return gatewayFailure('INVALID_REQUEST_MESSAGE', remote);
+    if (err instanceof ProtoConversionError) return gatewayFailure('INVALID_PARAMS', remote);
     throw err;
   }
   const params = decoded.value as Record<string, unknown>;

@@ -230,7 +230,7 @@ export class GrpcRemoteClient implements CallHandler {
     try {
       return jsonToBinary(call.operation.requestType, call.params as JsonValue);
     } catch (err) {
-      if (err instanceof ProtoConversionError) return gatewayFailure('INVALID_REQUEST_MESSAGE', this.opts.remote);
+      if (err instanceof ProtoConversionError) return gatewayFailure('INVALID_PARAMS', this.opts.remote);
       throw err;
     }
   }

@@ -180,7 +180,7 @@ export class GrpcResponseReader {
 
   private acceptUnary(message: Buffer): ErrorOutcome | undefined {
     if (this.unaryMessage !== undefined) {
-      return this.fail(gatewayFailure('INVALID_MESSAGE', this.ctx.remote, {}, 'more than one message in a unary response'));
+      return this.fail(gatewayFailure('INVALID_RESPONSE_MESSAGE', this.ctx.remote, {}, 'more than one message in a unary response'));
     }
     this.unaryMessage = message;
     return undefined;
@@ -209,7 +209,7 @@ export class GrpcResponseReader {
     } catch (err) {
       if (!(err instanceof ProtoConversionError)) throw err;
       const index = String(this.events - 1);
-      return this.fail(asEvent ? gatewayFailure('INVALID_EVENT', this.ctx.remote, { event: index }) : gatewayFailure('INVALID_MESSAGE', this.ctx.remote));
+      return this.fail(asEvent ? gatewayFailure('INVALID_EVENT', this.ctx.remote, { event: index }) : gatewayFailure('INVALID_RESPONSE_MESSAGE', this.ctx.remote));
     }
   }
 

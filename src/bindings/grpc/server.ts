@@ -12,7 +12,7 @@
  *
  * Messages cross grpc-js as raw bytes (identity serializers) so that decoding
  * is the gateway's: a request that does not decode becomes the catalogue's
- * INVALID_REQUEST_MESSAGE, not grpc-js's generic INTERNAL.
+ * INVALID_PARAMS, not grpc-js's generic INTERNAL.
  */
 import * as grpc from '@grpc/grpc-js';
 import { OPERATION_LIST, type Operation } from '../../a2a/operations.js';
