@@ -43,8 +43,12 @@ export interface GrpcListenerOptions extends CallerCodecOptions {
   readonly maxRequestBytes: number;
   /** Caller authentication on metadata (server.auth); false → UNAUTHENTICATED. */
   readonly authenticate?: (metadata: grpc.Metadata) => boolean;
-  /** Caller connections accepted at once (server.maxConnections). */
-  readonly maxConnections?: number;
+  /**
+   * Further grpc-js server options (keepalive, `grpc.max_concurrent_streams`,
+   * `grpc.max_connection_age_ms`, ...). grpc-js has no cap on connections;
+   * the per-stream cap and connection age are its levers.
+   */
+  readonly serverOptions?: grpc.ServerOptions;
 }
 
 export interface GrpcListener {
@@ -74,9 +78,13 @@ function serviceDefinition(): grpc.ServiceDefinition {
 
 export async function startGrpcListener(opts: GrpcListenerOptions): Promise<GrpcListener> {
   const server = new grpc.Server({
+    // The gateway pings idle callers every minute and drops a connection that does not answer in 20 s.
+    'grpc.keepalive_time_ms': 60_000,
+    'grpc.keepalive_timeout_ms': 20_000,
+    'grpc.max_concurrent_streams': 1000,
+    ...opts.serverOptions,
     'grpc.max_receive_message_length': opts.maxRequestBytes,
     'grpc.max_send_message_length': -1,
-    ...(opts.maxConnections ? { 'grpc.max_concurrent_streams': 1000 } : {}),
   });
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const op of OPERATION_LIST) {
