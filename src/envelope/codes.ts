@@ -82,6 +82,8 @@ export const gatewayErrors = {
   INVALID_AGENT_CARD: { code: Code.InvalidAgentResponse, message: 'remote sent an agent card that does not match the A2A schema' },
   NO_USABLE_INTERFACE: { code: Code.InvalidAgentResponse, message: 'remote agent card offers no interface the gateway can carry' },
   CREDENTIAL_ECHOED: { code: Code.InvalidAgentResponse, message: 'remote sent back a credential of this gateway where it cannot be redacted' },
+  WRONG_CONTENT_TYPE: { code: Code.InvalidAgentResponse, message: 'remote answered with a content type its binding does not use' },
+  INVALID_STATUS: { code: Code.InvalidAgentResponse, message: 'remote ended the call with a status that is not valid' },
 
   // --- streams (also InvalidAgentResponse unless the gateway or the clock ends them) ---
   INVALID_EVENT: { code: Code.InvalidAgentResponse, message: 'remote sent a stream event that is not a valid A2A stream response' },
@@ -114,6 +116,8 @@ export const gatewayErrors = {
   UPSTREAM_RESET: { code: Code.InternalError, message: 'connection to the remote was reset' },
   UPSTREAM_TLS_ERROR: { code: Code.InternalError, message: 'TLS handshake with the remote failed' },
   UPSTREAM_PROTOCOL_ERROR: { code: Code.InvalidAgentResponse, message: 'remote sent a malformed HTTP response' },
+  UPSTREAM_STREAM_RESET: { code: Code.InternalError, message: 'remote reset the call before it was complete' },
+  UPSTREAM_GOAWAY: { code: Code.InternalError, message: 'remote closed the connection while the call was in flight' },
   EGRESS_DENIED: { code: Code.InternalError, message: 'remote address is not allowed by the egress policy' },
 
   // --- the gateway's own limits ---
