@@ -70,14 +70,14 @@ t.test('a config with an unknown key exits 2 naming the key and the line', async
   const file = writeTempConfig(`remotes:\n  weather:\n    url: https://w.example.com/a2a\n    limts: { maxErrorMessageBytes: 120 }\n`);
   const gw = spawnGatewayCli(['--config', file]);
   t.equal(await gw.exited, 2);
-  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.limts unknown key/);
+  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.limts: unknown key; did you mean \"limits\"\?/);
 });
 
 t.test('a bound just over its maximum exits 2 naming the key', async (t) => {
   const file = writeTempConfig(`remotes:\n  w:\n    url: https://w.example.com/a2a\n    limits: { maxErrorMessageBytes: 65537 }\n`);
   const gw = spawnGatewayCli(['--config', file]);
   t.equal(await gw.exited, 2);
-  t.match(gw.stderr(), /remotes\.w\.limits\.maxErrorMessageBytes must be <= 65536/);
+  t.match(gw.stderr(), /remotes\.w\.limits\.maxErrorMessageBytes: must be <= 65536/);
 });
 
 t.test('a missing config file exits 2 with a clear message', async (t) => {
@@ -103,4 +103,56 @@ t.test('the bundled default config is valid and binds loopback', async (t) => {
   t.match(await gw.url, /^http:\/\/127\.0\.0\.1:/);
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
+});
+
+t.test('a credential env var that is not set exits 2 naming the file, line and key', async (t) => {
+  const file = writeTempConfig(`remotes:\n  weather:\n    url: https://w.example.com/a2a\n    auth: { type: bearer, tokenEnv: A2A_EGRESS_TEST_UNSET_TOKEN }\n`);
+  const gw = spawnGatewayCli(['--config', file]);
+  t.equal(await gw.exited, 2);
+  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.auth\.tokenEnv: environment variable A2A_EGRESS_TEST_UNSET_TOKEN is not set/);
+});
+
+const secretConfig = `server: { auth: { type: bearer, tokensEnv: CHECK_CALLER_TOKENS } }
+remotes:
+  weather:
+    url: https://w.example.com/a2a
+    auth: { type: bearer, tokenEnv: CHECK_WEATHER_TOKEN }
+    rateLimit: { perSecond: 5, burst: 10, store: { type: redis, url: 'redis://app:redis-password-123@redis.internal:6379/0' } }
+`;
+const secretEnv = { CHECK_CALLER_TOKENS: 'caller-secret-456', CHECK_WEATHER_TOKEN: 'weather-secret-789' };
+
+t.test('check: a valid config exits 0 and prints the effective config, secrets masked', async (t) => {
+  const gw = spawnGatewayCli(['check', '--config', writeTempConfig(secretConfig)], secretEnv);
+  t.equal(await gw.exited, 0, gw.stderr());
+  const out = gw.stdout();
+  t.match(out, /^# .*gateway\.yaml: valid/);
+  const { parse } = await import('yaml');
+  const shown = parse(out) as { server: Record<string, unknown>; remotes: Record<string, Record<string, unknown>> };
+  t.equal(shown.server.drainMs, 10_000, 'built-in defaults merged in');
+  t.equal((shown.remotes.weather!.timeouts as Record<string, number>).totalMs, 60_000);
+  t.same(shown.remotes.weather!.auth, { type: 'bearer', tokenEnv: 'CHECK_WEATHER_TOKEN' }, 'the credential by where it comes from');
+  t.match(out, 'redis://app:****@redis.internal:6379/0', 'the store password masked');
+  for (const secret of [...Object.values(secretEnv), 'redis-password-123']) t.notOk(out.includes(secret), `${secret} not printed`);
+});
+
+t.test('check: a bad config or a missing secret exits 2 with every problem located', async (t) => {
+  const typo = spawnGatewayCli(['check', '--config', writeTempConfig(`remotes:\n  x:\n    url: https://x.example/\n    timeout: { totalMs: 5 }\n`)]);
+  t.equal(await typo.exited, 2);
+  t.match(typo.stderr(), /gateway\.yaml:4: remotes\.x\.timeout: unknown key; did you mean "timeouts"\?/);
+  t.equal(typo.stdout(), '', 'nothing on stdout');
+  const unset = spawnGatewayCli(['check', '--config', writeTempConfig(secretConfig)], { CHECK_CALLER_TOKENS: 'x' });
+  t.equal(await unset.exited, 2);
+  t.match(unset.stderr(), /gateway\.yaml:5: remotes\.weather\.auth\.tokenEnv: environment variable CHECK_WEATHER_TOKEN is not set/);
+  const missing = spawnGatewayCli(['check', '--config', '/nonexistent/gateway.yaml']);
+  t.equal(await missing.exited, 2);
+  t.match(missing.stderr(), /cannot read config file/);
+  const badFlag = spawnGatewayCli(['check', '--port', '1']);
+  t.equal(await badFlag.exited, 2, 'check takes --config only');
+});
+
+t.test('schema: prints the JSON Schema shipped as config/gateway.schema.json', async (t) => {
+  const gw = spawnGatewayCli(['schema']);
+  t.equal(await gw.exited, 0);
+  const { readFileSync } = await import('node:fs');
+  t.equal(gw.stdout(), readFileSync('config/gateway.schema.json', 'utf8'));
 });

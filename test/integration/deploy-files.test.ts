@@ -67,7 +67,7 @@ t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
     ['liveness on the caller port', shared, (d) => (gatewayOf(d).livenessProbe!.httpGet!.port = 'a2a'), /livenessProbe.*9090/, false],
     ['a token env var not from the Secret', sidecar, (d) => (gatewayOf(d).env = gatewayOf(d).env!.filter((e) => e.name !== 'WEATHER_AGENT_TOKEN')), /WEATHER_AGENT_TOKEN/, true],
     ['a Secret key that does not exist', shared, (d) => delete d.find((x) => x.kind === 'Secret')!.stringData!['caller-tokens'], /caller-tokens/, false],
-    ['an unknown config key', sidecar, (d) => (d[0]!.data!['gateway.yaml'] += 'extra: 1\n'), /extra unknown key/, true],
+    ['an unknown config key', sidecar, (d) => (d[0]!.data!['gateway.yaml'] += 'extra: 1\n'), /extra: unknown key/, true],
     ['a writable root filesystem', shared, (d) => (gatewayOf(d).securityContext!.readOnlyRootFilesystem = false), /readOnlyRootFilesystem/, false],
     ['no memory limit', sidecar, (d) => delete gatewayOf(d).resources!.limits!.memory, /memory limit/, true],
     ['config mounted elsewhere', shared, (d) => (gatewayOf(d).volumeMounts![0]!.mountPath = '/config'), /\/etc\/a2a-egress/, false],
