@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { effectiveConfig } from './commands/effective-config.js';
 import { ConfigError } from './config/errors.js';
 import { configJsonSchemaText } from './config/json-schema.js';
+import { callerPort, configPath, PortError } from './config/listen.js';
 import { loadConfigFile } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { watchConfigFile } from './config/watch.js';
@@ -30,12 +31,11 @@ const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR] [--wat
                   config (defaults merged, secrets masked); exit 0, or 2 with the problems
   schema          print the config file's JSON Schema
   --config FILE   gateway config (YAML); default $A2A_EGRESS_CONFIG or config/gateway.yaml
-  --port N        listen port, overrides server.port (0 picks a free port)
+  --port N        listen port, overrides $A2A_EGRESS_PORT, which overrides server.port
+                  (0 picks a free port)
   --host ADDR     listen address, overrides server.host
   --watch-config  reload when the config file changes (SIGHUP always reloads)
   --version       print the version`;
-
-const defaultConfigPath = (): string => process.env.A2A_EGRESS_CONFIG ?? 'config/gateway.yaml';
 
 /** Loads the file and checks the secrets it names in this process's environment. */
 const loadChecked = (path: string): GatewayConfig => loadConfigFile(path, { env: process.env });
@@ -53,7 +53,7 @@ function check(argv: string[]): void {
   let config: GatewayConfig;
   try {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
-    path = values.config ?? defaultConfigPath();
+    path = configPath(values.config, process.env);
     config = loadChecked(path);
   } catch (err) {
     if (err instanceof ConfigError || isUsageError(err)) failConfig(err);
@@ -65,7 +65,8 @@ function check(argv: string[]): void {
 
 interface CliOptions {
   configPath: string;
-  port?: number;
+  /** --port as given; resolved with $A2A_EGRESS_PORT and server.port by src/config/listen.ts. */
+  port?: string;
   host?: string;
   watchConfig: boolean;
 }
@@ -92,20 +93,18 @@ function parseCli(argv: string[]): CliOptions {
     process.exit(0);
   }
   const out: CliOptions = {
-    configPath: values.config ?? defaultConfigPath(),
+    configPath: configPath(values.config, process.env),
     watchConfig: values['watch-config'] === true,
   };
-  if (values.port !== undefined) {
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port: must be an integer 0..65535`);
-    out.port = port;
-  }
+  if (values.port !== undefined) out.port = values.port;
   if (values.host !== undefined) out.host = values.host;
   return out;
 }
 
-function withOverrides(config: GatewayConfig, port?: number, host?: string): GatewayConfig {
-  return { ...config, server: { ...config.server, ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}) } };
+/** The config with the listen address the command line and environment ask for. */
+function withOverrides(config: GatewayConfig, portArg?: string, host?: string): GatewayConfig {
+  const port = callerPort(config.server.port, portArg, process.env);
+  return { ...config, server: { ...config.server, port, ...(host ? { host } : {}) } };
 }
 
 /** Set once the gateway runs: the process-level handlers below report through it. */
@@ -128,7 +127,7 @@ async function main(): Promise<void> {
     logger = createLogger(config.server.logLevel);
     gateway = await createGateway(config, { logger });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof CredentialError || isUsageError(err)) failConfig(err);
+    if (err instanceof ConfigError || err instanceof CredentialError || err instanceof PortError || isUsageError(err)) failConfig(err);
     throw err;
   }
 

@@ -18,8 +18,8 @@ import { k8sProblems, type K8sObject } from '../support/deploy-k8s.js';
 
 const K8S_DIR = 'deploy/kubernetes';
 const EXPECTED_KINDS: Readonly<Record<string, readonly string[]>> = {
-  'sidecar.yaml': ['ConfigMap', 'Secret', 'Deployment', 'NetworkPolicy'],
-  'shared-gateway.yaml': ['ConfigMap', 'Secret', 'Deployment', 'Service', 'NetworkPolicy'],
+  'sidecar.yaml': ['ConfigMap', 'Secret', 'Deployment', 'NetworkPolicy', 'NetworkPolicy'],
+  'shared-gateway.yaml': ['ConfigMap', 'Secret', 'Deployment', 'Service', 'NetworkPolicy', 'PodDisruptionBudget', 'NetworkPolicy', 'NetworkPolicy'],
 };
 
 function loadK8s(file: string): K8sObject[] {
@@ -60,8 +60,10 @@ t.test('the embedded gateway configs validate with the real config loader', asyn
 t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
   const sidecar = loadK8s('sidecar.yaml');
   const shared = loadK8s('shared-gateway.yaml');
-  const gatewayOf = (docs: K8sObject[]) =>
-    docs.find((d) => d.kind === 'Deployment')!.spec!.template!.spec!.containers!.find((c) => c.name === 'a2a-egress')!;
+  const podOf = (docs: K8sObject[]) => docs.find((d) => d.kind === 'Deployment')!.spec!.template!.spec!;
+  const gatewayOf = (docs: K8sObject[]) => [...(podOf(docs).initContainers ?? []), ...podOf(docs).containers!].find((c) => c.name === 'a2a-egress')!;
+  const agentOf = (docs: K8sObject[]) => podOf(docs).containers!.find((c) => c.name === 'agent')!;
+  const policy = (docs: K8sObject[], name: string) => docs.find((d) => d.kind === 'NetworkPolicy' && d.metadata?.name === name)!;
   const cases: [string, K8sObject[], (docs: K8sObject[]) => void, RegExp, boolean][] = [
     ['readiness on /healthz', sidecar, (d) => (gatewayOf(d).readinessProbe!.httpGet!.path = '/healthz'), /readinessProbe/, true],
     ['liveness on the caller port', shared, (d) => (gatewayOf(d).livenessProbe!.httpGet!.port = 'a2a'), /livenessProbe.*9090/, false],
@@ -70,10 +72,29 @@ t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
     ['an unknown config key', sidecar, (d) => (d[0]!.data!['gateway.yaml'] += 'extra: 1\n'), /extra: unknown key/, true],
     ['a writable root filesystem', shared, (d) => (gatewayOf(d).securityContext!.readOnlyRootFilesystem = false), /readOnlyRootFilesystem/, false],
     ['no memory limit', sidecar, (d) => delete gatewayOf(d).resources!.limits!.memory, /memory limit/, true],
+    ['the old 256 Mi limit, under the measured peak', sidecar, (d) => (gatewayOf(d).resources!.limits!.memory = '256Mi'), /memory limit 256Mi is under 1\.5× the measured peak of 235 MiB/, true],
     ['config mounted elsewhere', shared, (d) => (gatewayOf(d).volumeMounts![0]!.mountPath = '/config'), /\/etc\/a2a-egress/, false],
     ['a Service that selects nothing', shared, (d) => (d.find((x) => x.kind === 'Service')!.spec!.selector = { app: 'nope' }), /Service selector/, false],
-    ['an agent URL without the trailing slash', sidecar, (d) => (d[2]!.spec!.template!.spec!.containers![0]!.env![0]!.value = 'http://127.0.0.1:8080/remotes/weather'), /trailing slash/, true],
-    ['an agent URL naming no remote', sidecar, (d) => (d[2]!.spec!.template!.spec!.containers![0]!.env![0]!.value = 'http://127.0.0.1:8080/remotes/nope/'), /no remote "nope"/, true],
+    ['an agent URL without the trailing slash', sidecar, (d) => (agentOf(d).env![0]!.value = 'http://127.0.0.1:8080/remotes/weather'), /trailing slash/, true],
+    ['an agent URL naming no remote', sidecar, (d) => (agentOf(d).env![0]!.value = 'http://127.0.0.1:8080/remotes/nope/'), /no remote "nope"/, true],
+    ['a port variable nothing reads', shared, (d) => gatewayOf(d).env!.push({ name: 'A2A_EGRESS_OPS_PORT', value: '9090' }), /A2A_EGRESS_OPS_PORT is read by nothing/, false],
+    ['a containerPort that is not the config port', shared, (d) => (gatewayOf(d).ports![0]!.containerPort = 8081), /no containerPort 8080/, false],
+    ['the sidecar as a plain container', sidecar, (d) => {
+      const pod = podOf(d);
+      pod.containers!.push(pod.initContainers!.pop()!);
+    }, /must be a native sidecar/, true],
+    ['a sidecar init container that would run once', sidecar, (d) => delete gatewayOf(d).restartPolicy, /restartPolicy must be Always/, true],
+    ['a sidecar the agent does not wait for', sidecar, (d) => delete gatewayOf(d).startupProbe, /startupProbe/, true],
+    ['no egress policy', sidecar, (d) => d.splice(d.indexOf(policy(d, 'research-agent-egress')), 1), /no egress NetworkPolicy for the gateway pods/, true],
+    ['an egress rule open to everything', sidecar, (d) => delete policy(d, 'research-agent-egress').spec!.egress![1]!.to, /without "to" allows every destination/, true],
+    ['egress to the metadata address', shared, (d) => (policy(d, 'a2a-egress-egress').spec!.egress![1]!.to![0]!.ipBlock!.except = ['10.0.0.0/8']), /must exclude 172\.16\.0\.0\/12, 192\.168\.0\.0\/16, 169\.254\.0\.0\/16/, false],
+    ['egress without DNS', shared, (d) => policy(d, 'a2a-egress-egress').spec!.egress!.shift(), /no DNS/, false],
+    ['no disruption budget', shared, (d) => d.splice(d.findIndex((x) => x.kind === 'PodDisruptionBudget'), 1), /no PodDisruptionBudget/, false],
+    ['a budget that blocks every drain', shared, (d) => (d.find((x) => x.kind === 'PodDisruptionBudget')!.spec!.minAvailable = 2), /minAvailable 2 with 2 replicas/, false],
+    ['no preStop', shared, (d) => delete gatewayOf(d).lifecycle, /no preStop/, false],
+    ['a grace period shorter than preStop + drain', shared, (d) => (podOf(d).terminationGracePeriodSeconds = 15), /terminationGracePeriodSeconds 15 is under/, false],
+    ['callers free to go around the gateway', shared, (d) => d.splice(d.indexOf(policy(d, 'a2a-egress-clients-egress')), 1), /callers \(a2a-egress-client=true\)/, false],
+    ['callers allowed out to the internet', shared, (d) => policy(d, 'a2a-egress-clients-egress').spec!.egress!.push({ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }), /besides the gateway and DNS/, false],
   ];
   for (const [name, original, mutate, expected, isSidecar] of cases) {
     const docs = clone(original);
@@ -93,14 +114,20 @@ t.test('the Dockerfile builds in one stage and runs production deps only in the 
 t.test('the Dockerfile checks catch each kind of mistake', async (t) => {
   const ignore = readFileSync('.dockerignore', 'utf8');
   const cases: [string, (text: string) => string, RegExp][] = [
-    ['one stage only', (s) => s.slice(s.indexOf('FROM node:20-bookworm-slim AS runtime')), /build stage/],
+    ['one stage only', (s) => s.slice(s.indexOf('FROM node:24-bookworm-slim AS runtime')), /build stage/],
     ['dev deps in the final stage', (s) => s.replace('npm ci --omit=dev --ignore-scripts', 'npm ci --ignore-scripts'), /npm ci --omit=dev/],
     ['running as root', (s) => s.replace(/^USER .*$/m, 'USER root'), /non-root USER/],
     ['no USER at all', (s) => s.replace(/^USER .*$/m, ''), /non-root USER/],
     ['no HEALTHCHECK', (s) => s.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, ''), /HEALTHCHECK/],
-    ['config elsewhere', (s) => s.replaceAll('/etc/a2a-egress/gateway.yaml', '/app/gateway.yaml'), /\/etc\/a2a-egress\/gateway\.yaml/],
-    ['another command', (s) => s.replace('node dist/cli.js --config', 'node dist/server.js'), /node dist\/cli\.js --config/],
+    ['config elsewhere', (s) => s.replaceAll('/etc/a2a-egress/', '/app/').replaceAll('/etc/a2a-egress/gateway.yaml', '/app/gateway.yaml'), /\/etc\/a2a-egress\/gateway\.yaml/],
+    ['another command', (s) => s.replace('"dist/cli.js"', '"dist/server.js"'), /node dist\/cli\.js/],
     ['copying a missing file', (s) => s.replace('COPY src ./src', 'COPY srcs ./src'), /srcs/],
+    ['Node 20, past its end of life', (s) => s.replaceAll('node:24-bookworm-slim', 'node:20-bookworm-slim'), /node:20-bookworm-slim: use a supported Node LTS/],
+    ['an odd, never-LTS Node line', (s) => s.replaceAll('node:24-bookworm-slim', 'node:23-bookworm-slim'), /supported Node LTS/],
+    ['build and run on different Node lines', (s) => s.replace('FROM node:24-bookworm-slim AS build', 'FROM node:22-bookworm-slim AS build'), /same base image/],
+    ['the port on the command line, out of the health check’s sight', (s) => s.replace('"--host", "0.0.0.0"]', '"--host", "0.0.0.0", "--port", "9000"]'), /must not pass --port/],
+    ['EXPOSE another port', (s) => s.replace('EXPOSE 8080', 'EXPOSE 9000'), /EXPOSE must match the caller port \(8080\)/],
+    ['a port variable nothing reads', (s) => s.replace('ENV NODE_ENV=production', 'ENV A2A_EGRESS_OPS_PORT=9090 NODE_ENV=production'), /A2A_EGRESS_OPS_PORT/],
   ];
   for (const [name, mutate, expected] of cases) {
     t.match(dockerfileProblems(parseDockerfile(mutate(dockerfileText)), ignore).join('\n'), expected, name);

@@ -68,7 +68,7 @@ async function startsFromInstall(t: Test, dir: string): Promise<void> {
   writeFileSync(configPath, readFileSync('config/gateway.yaml'));
   const [cmd, ...args] = runtime.cmd;
   // The image listens on all interfaces of its own namespace; here that would be the host's.
-  const localArgs = args.map((a) => a.replace('--host 0.0.0.0', '--host 127.0.0.1'));
+  const localArgs = args.map((a) => (a === '0.0.0.0' ? '127.0.0.1' : a));
   const env = { PATH: process.env.PATH ?? '', ...runtime.env, A2A_EGRESS_CONFIG: configPath, A2A_EGRESS_PORT: '0' };
   const child = spawn(cmd!, localArgs, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
@@ -95,7 +95,7 @@ async function startsFromInstall(t: Test, dir: string): Promise<void> {
   // The image's HEALTHCHECK command, run against this gateway from the clean install.
   const port = new URL(address).port;
   const check = runtime.healthcheck;
-  const probe = await run(check[0]!, check.slice(1), { cwd: dir, timeoutMs: 10_000, env: { PATH: env.PATH, A2A_EGRESS_PORT: port } });
+  const probe = await run(check[0]!, check.slice(1), { cwd: dir, timeoutMs: 10_000, env: { PATH: env.PATH, A2A_EGRESS_CONFIG: configPath, A2A_EGRESS_PORT: port } });
   t.equal(probe.code, 0, `HEALTHCHECK ${check.join(' ')} exits 0${probe.out ? `: ${probe.out}` : ''}`);
 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
