@@ -15,6 +15,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { dockerfileProblems, parseDockerfile } from '../support/deploy-dockerfile.js';
 import { k8sProblems, type K8sObject } from '../support/deploy-k8s.js';
+import { k8sSchemaProblems, k8sUnknownFields } from '../support/k8s-schema.js';
 
 const K8S_DIR = 'deploy/kubernetes';
 const EXPECTED_KINDS: Readonly<Record<string, readonly string[]>> = {
@@ -46,6 +47,19 @@ for (const [file, kinds] of Object.entries(EXPECTED_KINDS)) {
     t.same(k8sProblems(docs, { sidecar: file === 'sidecar.yaml' }), []);
   });
 }
+
+t.test('every object is valid against the Kubernetes API schemas, with no unknown field', async (t) => {
+  const docs = Object.keys(EXPECTED_KINDS).flatMap(loadK8s);
+  for (const doc of docs) t.same(k8sSchemaProblems(doc), [], `${doc.kind} ${doc.metadata?.name}`);
+  t.same(await k8sUnknownFields(docs), [], 'no field the API does not know');
+  // Both checks are live: a wrong type and a misspelt field are caught.
+  const broken = structuredClone(docs.find((d) => d.kind === 'Deployment')!) as K8sObject & { spec: { replicas: unknown } };
+  broken.spec.replicas = 'two';
+  t.match(k8sSchemaProblems(broken).join('\n'), /spec\/replicas must be integer/);
+  const misspelt = structuredClone(docs.find((d) => d.kind === 'Deployment')!);
+  (misspelt.spec!.template!.spec!.initContainers![0] as unknown as Record<string, unknown>).restartPolice = 'Always';
+  t.match((await k8sUnknownFields([misspelt])).join('\n'), /restartPolice/);
+});
 
 t.test('the embedded gateway configs validate with the real config loader', async (t) => {
   for (const file of Object.keys(EXPECTED_KINDS)) {
