@@ -34,6 +34,6 @@ remotes:
   t.same(w.methods, ['GetTask']);
   t.equal(w.url, 'https://w.example/a2a');
   const withTls = { ...config, remotes: new Map([['t', { ...config.remotes.get('w')!, tls: { ca: Buffer.from('ca'), key: Buffer.from('private-key-bytes'), minVersion: 'TLSv1.3' as const } }]]) };
-  const tls = (effectiveConfig(withTls) as { remotes: Record<string, { tls: unknown }> }).remotes.t!.tls;
+  const tls = (effectiveConfig(withTls) as { remotes: Record<string, { tls: unknown }> }).remotes.w!.tls;
   t.same(tls, { ca: 'PEM, 2 bytes', key: MASK, minVersion: 'TLSv1.3' }, 'TLS summarised, the private key masked');
 });
