@@ -54,9 +54,10 @@ function check(argv: string[]): void {
   try {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
     path = configPath(values.config, process.env);
-    config = loadChecked(path);
+    // As the gateway would run it: $A2A_EGRESS_PORT applied.
+    config = withOverrides(loadChecked(path));
   } catch (err) {
-    if (err instanceof ConfigError || isUsageError(err)) failConfig(err);
+    if (err instanceof ConfigError || err instanceof PortError || isUsageError(err)) failConfig(err);
     throw err;
   }
   process.stdout.write(`# ${path}: valid. The effective configuration (defaults merged, secrets masked):\n`);

@@ -156,3 +156,15 @@ t.test('schema: prints the JSON Schema shipped as config/gateway.schema.json', a
   const { readFileSync } = await import('node:fs');
   t.equal(gw.stdout(), readFileSync('config/gateway.schema.json', 'utf8'));
 });
+
+t.test('check shows the port the gateway would listen on: $A2A_EGRESS_PORT over server.port; a bad one exits 2', async (t) => {
+  const file = writeTempConfig(goodConfig);
+  const moved = spawnGatewayCli(['check', '--config', file], { A2A_EGRESS_PORT: '9123' });
+  t.equal(await moved.exited, 0);
+  t.match(moved.stdout(), /^ {2}port: 9123$/m);
+  const bad = spawnGatewayCli(['check', '--config', file], { A2A_EGRESS_PORT: '70000' });
+  t.equal(await bad.exited, 2);
+  t.match(bad.stderr(), /A2A_EGRESS_PORT: must be an integer 0\.\.65535/);
+  const serve = spawnGatewayCli(['--config', file], { A2A_EGRESS_PORT: 'http' });
+  t.equal(await serve.exited, 2, 'the gateway refuses to start on it too');
+});
