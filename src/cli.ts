@@ -16,7 +16,7 @@ import { loadConfigFile } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { watchConfigFile } from './config/watch.js';
 import { CredentialError } from './policy/credentials.js';
-import { createGateway, type Gateway } from './server.js';
+import type { Gateway } from './server.js';
 import { describeInternal, reportInternalError } from './telemetry/internal-error.js';
 import { createLogger } from './telemetry/logger.js';
 import { VERSION } from './version.js';
@@ -126,6 +126,8 @@ async function main(): Promise<void> {
     cli = parseCli(argv);
     config = withOverrides(loadChecked(cli.configPath), cli.port, cli.host);
     logger = createLogger(config.server.logLevel);
+    // Loaded only to serve: `check` and `schema` stay quick without Fastify, undici and the A2A schemas.
+    const { createGateway } = await import('./server.js');
     gateway = await createGateway(config, { logger });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof CredentialError || err instanceof PortError || isUsageError(err)) failConfig(err);
