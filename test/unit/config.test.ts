@@ -274,15 +274,15 @@ t.test('remotes.<name>.listen: host defaults to loopback; port 0..65535; publicB
   const full = parseConfig(remoteWith("listen: { host: '::1', port: 0, publicBaseUrl: 'https://weather.gw.example/' }"), 'g.yaml');
   t.same(full.remotes.get('weather')?.listen, { host: '::1', port: 0, publicBaseUrl: 'https://weather.gw.example/' });
   t.ok(parseConfig(remoteWith('listen: { port: 65535 }'), 'g.yaml'));
-  t.match(problemsOf(t, remoteWith('listen: { port: 65536 }')), [/remotes\.weather\.listen\.port must be <= 65535/]);
-  t.match(problemsOf(t, remoteWith('listen: { port: -1 }')), [/remotes\.weather\.listen\.port must be >= 0/]);
-  t.match(problemsOf(t, remoteWith('listen: { host: 127.0.0.1 }')), [/remotes\.weather\.listen\.port is required/]);
-  t.match(problemsOf(t, remoteWith('listen: { port: 1, hots: x }')), [/remotes\.weather\.listen\.hots unknown key/]);
+  t.match(problemsOf(t, remoteWith('listen: { port: 65536 }')), [/remotes\.weather\.listen\.port: must be <= 65535/]);
+  t.match(problemsOf(t, remoteWith('listen: { port: -1 }')), [/remotes\.weather\.listen\.port: must be >= 0/]);
+  t.match(problemsOf(t, remoteWith('listen: { host: 127.0.0.1 }')), [/remotes\.weather\.listen\.port: is required/]);
+  t.match(problemsOf(t, remoteWith('listen: { port: 1, hots: x }')), [/remotes\.weather\.listen\.hots: unknown key; did you mean \"host\"\?/]);
   t.match(problemsOf(t, remoteWith("listen: { port: 1, publicBaseUrl: 'ftp://x/' }")), [/remotes\.weather\.listen\.publicBaseUrl/]);
 });
 
 t.test('remotes.<name>.listen is per remote: not a defaults key; two remotes cannot own one port (0 never clashes)', async (t) => {
-  t.match(problemsOf(t, `defaults:\n  listen: { port: 9001 }\n${MINIMAL}`), [/g\.yaml:2: defaults\.listen unknown key/]);
+  t.match(problemsOf(t, `defaults:\n  listen: { port: 9001 }\n${MINIMAL}`), [/g\.yaml:2: defaults\.listen: unknown key/]);
   const two = (a: string, b: string) => `remotes:\n  a: { url: 'https://a.example/', listen: ${a} }\n  b: { url: 'https://b.example/', listen: ${b} }\n`;
   t.match(problemsOf(t, two('{ port: 9001 }', '{ port: 9001 }')), [/g\.yaml:3: remotes\.b\.listen: 127\.0\.0\.1:9001 is also remotes\.a\.listen/]);
   t.ok(parseConfig(two('{ port: 0 }', '{ port: 0 }'), 'g.yaml'), 'port 0 twice: two free ports');
