@@ -54,7 +54,8 @@ let tarball = '';
 
 t.test('npm pack on a fresh clone builds dist (prepack) and packs the package', async (t) => {
   t.notOk(existsSync(join(clone, 'dist')), 'no dist/ before packing');
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone, timeoutMs: 180_000 });
+  // --ignore-scripts=false: prepack must run even when the caller's npm settings say otherwise.
+  const packed = await run('npm', ['pack', '--json', '--ignore-scripts=false', '--pack-destination', work], { cwd: clone, timeoutMs: 180_000 });
   t.equal(packed.code, 0, 'npm pack exits 0', { output: packed.out.slice(-2000) });
   const info = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[])[0]!;
   tarball = join(work, info.filename);
