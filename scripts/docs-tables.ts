@@ -1,7 +1,8 @@
 /**
  * Generates the README's config reference and error tables from the one
  * source they describe (the TypeBox schema, the built-in defaults and the
- * error catalogue). `npx tsx scripts/docs-tables.ts` prints them;
+ * error catalogue). `npx tsx scripts/docs-tables.ts` prints them; `--write`
+ * updates README.md and config/gateway.schema.json (the config's JSON Schema);
  * test/unit/docs-tables.test.ts fails when the README drifts from them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { reloadEffect } from '../src/config/reload.js';
 import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
 import { CircuitBreakerSchema, LimitsSchema, ListenSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
+import { configJsonSchemaText } from '../src/config/json-schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
 
@@ -103,6 +105,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--write')) {
     const readme = new URL('../README.md', import.meta.url);
     writeFileSync(readme, withTables(readFileSync(readme, 'utf8')));
+    // The config's JSON Schema is generated from the same source: one command regenerates both.
+    writeFileSync(new URL('../config/gateway.schema.json', import.meta.url), configJsonSchemaText());
   } else {
     process.stdout.write(`${configReference()}\n\n${reasonTable()}\n`);
   }

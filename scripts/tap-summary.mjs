@@ -3,8 +3,10 @@
  * Counts a tap run's results from its raw TAP (`tap --output-file=FILE`) and
  * prints one line CI can read: `N passed, N failed` (`, N skipped` when any).
  *
- * Usage: node scripts/tap-summary.mjs FILE [--tap-exit=CODE]
- * Exit status: 0 only if nothing failed, something ran, and tap itself exited 0.
+ * Usage: node scripts/tap-summary.mjs FILE... [--tap-exit=CODE]...
+ * Several files (one per tap run: `npm test`, then `npm run test:slow`) are
+ * added up into the one line; give one --tap-exit per run.
+ * Exit status: 0 only if nothing failed, something ran, and every tap run exited 0.
  *
  * It counts what tap counts in its own `# { total, pass, fail }` comment:
  * assertions, plus each subtest that has none of its own (a skipped test, an
@@ -120,31 +122,38 @@ export function formatLine({ passed, failed, skipped }) {
 }
 
 function main(argv) {
-  const file = argv.find((a) => !a.startsWith('--'));
-  const exitArg = argv.find((a) => a.startsWith('--tap-exit='));
-  const tapExit = exitArg === undefined ? 0 : Number(exitArg.slice('--tap-exit='.length));
-  if (!file) {
-    console.error('usage: tap-summary.mjs FILE [--tap-exit=CODE]');
+  const files = argv.filter((a) => !a.startsWith('--'));
+  const tapExits = argv.filter((a) => a.startsWith('--tap-exit=')).map((a) => Number(a.slice('--tap-exit='.length)));
+  if (files.length === 0) {
+    console.error('usage: tap-summary.mjs FILE... [--tap-exit=CODE]...');
     return 2;
   }
-  let text;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    console.error(`tap-summary: cannot read ${file}: ${err.code ?? err.message}`);
-    console.log(formatLine({ passed: 0, failed: 0, skipped: 0 }));
-    return 1;
+  const total = { passed: 0, failed: 0, skipped: 0 };
+  let unreadable = false;
+  for (const file of files) {
+    let text;
+    try {
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (err) {
+      console.error(`tap-summary: cannot read ${file}: ${err.code ?? err.message}`);
+      unreadable = true;
+      continue;
+    }
+    const s = summarize(text);
+    const name = files.length > 1 ? ` (${file})` : '';
+    console.log(`tap-summary: ${s.files} test files, ${s.subtests} subtests${s.bailedOut ? ', bailed out' : ''}${name}`);
+    if (s.passed + s.failed === 0) console.log(`tap-summary: no tests ran${name}`);
+    if (s.tapCountsDiffer) {
+      console.log(`tap-summary: tap's own count differs (pass ${s.tapCounts?.pass ?? 0}, fail ${s.tapCounts?.fail ?? 0}); failures use the larger${name}`);
+    }
+    total.passed += s.passed;
+    total.failed += s.failed;
+    total.skipped += s.skipped;
   }
-  const s = summarize(text);
-  const ran = s.passed + s.failed;
-  console.log(`tap-summary: ${s.files} test files, ${s.subtests} subtests${s.bailedOut ? ', bailed out' : ''}`);
-  if (ran === 0) console.log('tap-summary: no tests ran');
-  if (s.tapCountsDiffer) {
-    console.log(`tap-summary: tap's own count differs (pass ${s.tapCounts?.pass ?? 0}, fail ${s.tapCounts?.fail ?? 0}); failures use the larger`);
-  }
-  if (tapExit !== 0) console.log(`tap-summary: tap exited with status ${tapExit}`);
-  console.log(formatLine(s));
-  return s.failed > 0 || ran === 0 || tapExit !== 0 ? 1 : 0;
+  for (const code of tapExits.filter((c) => c !== 0)) console.log(`tap-summary: tap exited with status ${code}`);
+  console.log(formatLine(total));
+  const ran = total.passed + total.failed;
+  return unreadable || total.failed > 0 || ran === 0 || tapExits.some((c) => c !== 0) ? 1 : 0;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main(process.argv.slice(2));

@@ -1,32 +1,73 @@
 #!/usr/bin/env node
 /**
- * a2a-egress [--config FILE] [--port N] [--host ADDR]
+ * a2a-egress [--config FILE] [--port N] [--host ADDR]   serve
+ * a2a-egress check [--config FILE]                       validate, print the effective config
+ * a2a-egress schema                                      print the config's JSON Schema
  * The only module that reads argv, handles signals and calls process.exit.
  */
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { stringify } from 'yaml';
+import { effectiveConfig } from './commands/effective-config.js';
 import { ConfigError } from './config/errors.js';
+import { configJsonSchemaText } from './config/json-schema.js';
+import { callerPort, configPath, PortError } from './config/listen.js';
 import { loadConfigFile } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { watchConfigFile } from './config/watch.js';
 import { CredentialError } from './policy/credentials.js';
-import { createGateway, type Gateway } from './server.js';
+import type { Gateway } from './server.js';
 import { describeInternal, reportInternalError } from './telemetry/internal-error.js';
 import { createLogger } from './telemetry/logger.js';
 import { VERSION } from './version.js';
 
 const EXIT_CONFIG = 2;
 
-const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR]
+const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR] [--watch-config]
+       a2a-egress check [--config FILE]
+       a2a-egress schema
+  (no command)    run the gateway
+  check           validate the config and the secrets it names, print the effective
+                  config (defaults merged, secrets masked); exit 0, or 2 with the problems
+  schema          print the config file's JSON Schema
   --config FILE   gateway config (YAML); default $A2A_EGRESS_CONFIG or config/gateway.yaml
-  --port N        listen port, overrides server.port (0 picks a free port)
+  --port N        listen port, overrides $A2A_EGRESS_PORT, which overrides server.port
+                  (0 picks a free port)
   --host ADDR     listen address, overrides server.host
   --watch-config  reload when the config file changes (SIGHUP always reloads)
   --version       print the version`;
 
+/** Loads the file and checks the secrets it names in this process's environment. */
+const loadChecked = (path: string): GatewayConfig => loadConfigFile(path, { env: process.env });
+
+const isUsageError = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+
+function failConfig(err: unknown): never {
+  process.stderr.write(`a2a-egress: invalid configuration\n${(err as Error).message}\n`);
+  process.exit(EXIT_CONFIG);
+}
+
+/** `check`: exit 0 and the effective config, or exit 2 and every problem found. */
+function check(argv: string[]): void {
+  let path: string;
+  let config: GatewayConfig;
+  try {
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
+    path = configPath(values.config, process.env);
+    // As the gateway would run it: $A2A_EGRESS_PORT applied.
+    config = withOverrides(loadChecked(path));
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof PortError || isUsageError(err)) failConfig(err);
+    throw err;
+  }
+  process.stdout.write(`# ${path}: valid. The effective configuration (defaults merged, secrets masked):\n`);
+  process.stdout.write(stringify(effectiveConfig(config), { lineWidth: 0 }));
+}
+
 interface CliOptions {
   configPath: string;
-  port?: number;
+  /** --port as given; resolved with $A2A_EGRESS_PORT and server.port by src/config/listen.ts. */
+  port?: string;
   host?: string;
   watchConfig: boolean;
 }
@@ -53,40 +94,43 @@ function parseCli(argv: string[]): CliOptions {
     process.exit(0);
   }
   const out: CliOptions = {
-    configPath: values.config ?? process.env.A2A_EGRESS_CONFIG ?? 'config/gateway.yaml',
+    configPath: configPath(values.config, process.env),
     watchConfig: values['watch-config'] === true,
   };
-  if (values.port !== undefined) {
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`--port: must be an integer 0..65535`);
-    out.port = port;
-  }
+  if (values.port !== undefined) out.port = values.port;
   if (values.host !== undefined) out.host = values.host;
   return out;
 }
 
-function withOverrides(config: GatewayConfig, port?: number, host?: string): GatewayConfig {
-  return { ...config, server: { ...config.server, ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}) } };
+/** The config with the listen address the command line and environment ask for. */
+function withOverrides(config: GatewayConfig, portArg?: string, host?: string): GatewayConfig {
+  const port = callerPort(config.server.port, portArg, process.env);
+  return { ...config, server: { ...config.server, port, ...(host ? { host } : {}) } };
 }
 
 /** Set once the gateway runs: the process-level handlers below report through it. */
 let running: { gateway: Gateway; log: Logger; stop: (why: string, exitCode: number) => void } | undefined;
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === 'check') return check(argv.slice(1));
+  if (argv[0] === 'schema') {
+    process.stdout.write(configJsonSchemaText());
+    return;
+  }
   let config: GatewayConfig;
   let cli: CliOptions;
   let gateway: Gateway;
   let logger: Logger;
   try {
-    cli = parseCli(process.argv.slice(2));
-    config = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
+    cli = parseCli(argv);
+    config = withOverrides(loadChecked(cli.configPath), cli.port, cli.host);
     logger = createLogger(config.server.logLevel);
+    // Loaded only to serve: `check` and `schema` stay quick without Fastify, undici and the A2A schemas.
+    const { createGateway } = await import('./server.js');
     gateway = await createGateway(config, { logger });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof CredentialError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`a2a-egress: invalid configuration\n${(err as Error).message}\n`);
-      process.exit(EXIT_CONFIG);
-    }
+    if (err instanceof ConfigError || err instanceof CredentialError || err instanceof PortError || isUsageError(err)) failConfig(err);
     throw err;
   }
 
@@ -97,7 +141,7 @@ async function main(): Promise<void> {
 
   const reload = (why: string) => {
     try {
-      const next = withOverrides(loadConfigFile(cli.configPath), cli.port, cli.host);
+      const next = withOverrides(loadChecked(cli.configPath), cli.port, cli.host);
       // Every key takes effect except the listen addresses, which are named here when they changed.
       const { restartNeeded } = gateway.reload(next);
       log[restartNeeded.length > 0 ? 'warn' : 'info']({ why, remotes: [...next.remotes.keys()], restartNeeded }, 'config reloaded');

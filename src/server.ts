@@ -14,6 +14,7 @@ import { changedRemotes, planReload } from './config/reload.js';
 import type { GatewayConfig } from './config/schema.js';
 import { createCardFetcher } from './a2a/card-fetch.js';
 import { createCallerAuth, type CallerCheck } from './policy/caller-auth.js';
+import type { CircuitState } from './policy/circuit-breaker.js';
 import { RedisClients } from './policy/redis-bucket.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
@@ -82,14 +83,16 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     rateStores,
     onRateStoreError: (remote: string, store: string, err: Error) =>
       logger.warn({ remote, store, problem: err.message }, 'rate-limit store failed; allowing calls until it answers'),
-    onBreakerChange: (remote: string, state: string) => {
-      metrics.breakerState.set({ remote }, state === 'open' ? 2 : state === 'half-open' ? 1 : 0);
+    onBreakerChange: (remote: string, state: CircuitState) => {
+      metrics.setCircuitState(remote, state);
       logger.warn({ remote, circuit: state }, 'circuit breaker changed state');
     },
     onCredentialError: (remote: string, err: Error) => logger.error({ remote, problem: err.message }, 'credential problem; keeping the last good value'),
   };
   let current = initial;
   let runtimes: Map<string, RemoteRuntime> = buildRuntimes(initial, hooks);
+  const trackRemotes = () => metrics.trackRemotes([...runtimes].map(([name, runtime]) => [name, runtime.breaker.state] as const));
+  trackRemotes();
   let callerAuth: CallerCheck | undefined = createCallerAuth(initial.server.auth, hooks.env);
   let ready = false;
   const budget = new BufferBudget(initial.server.maxBufferedBytes);
@@ -285,6 +288,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       callerAuth = nextCallerAuth;
       current = next;
       runtimes = nextRuntimes;
+      trackRemotes();
       metrics.configReloads.inc({ result: 'ok' });
       return { restartNeeded };
     },

@@ -1,6 +1,8 @@
 /**
  * YAML file → validated, defaults-merged GatewayConfig. Every problem is
- * reported with its key path and, where the YAML parser knows it, its line.
+ * reported as `file:line: key.path: what is wrong` (the line where the YAML
+ * parser knows it), an unknown key with the nearest known one, and — when an
+ * environment is given — a missing secret with the key that names it.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -10,14 +12,26 @@ import { ConfigError } from './errors.js';
 import { A2A_METHODS } from '../a2a/methods.js';
 import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
 import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig, type ResolvedTls } from './schema.js';
+import { secretProblems, type Env } from './secrets.js';
+import { nearestKey } from './suggest.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
+// verbose: each error carries its schema, whose known keys feed "did you mean".
+const ajv = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }));
 const validateFile = ajv.compile<ConfigFile>(ConfigFileSchema);
 
-export function loadConfigFile(path: string): GatewayConfig {
+export interface ParseOptions {
+  /**
+   * Check that every secret the config reads (credential env vars, token
+   * files) is there, reporting a missing one with its file, line and key.
+   * Unset: not checked here (the gateway still refuses to start without them).
+   */
+  readonly env?: Env;
+}
+
+export function loadConfigFile(path: string, options: ParseOptions = {}): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -25,11 +39,11 @@ export function loadConfigFile(path: string): GatewayConfig {
     const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
     throw new ConfigError(`cannot read config file ${path}: ${code}`);
   }
-  return parseConfig(text, path);
+  return parseConfig(text, path, options);
 }
 
 /** Parses and validates config text; `source` names it in messages. */
-export function parseConfig(text: string, source = 'config'): GatewayConfig {
+export function parseConfig(text: string, source = 'config', options: ParseOptions = {}): GatewayConfig {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -49,7 +63,7 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
   // ajv's "uri" format accepts some strings WHATWG URL refuses ("https://", "http://h:99999/").
   const badUrls = Object.entries(raw.remotes)
     .filter(([, remote]) => !URL.canParse(remote.url))
-    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url is not a valid URL`);
+    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url: not a valid URL`);
   if (badUrls.length > 0) throw new ConfigError(badUrls.join('\n'), badUrls);
   // Credentials in a URL end up in logs and error reports; `auth` keeps them out.
   const withUserinfo = Object.entries(raw.remotes)
@@ -57,7 +71,7 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
       const url = new URL(remote.url);
       return url.username !== '' || url.password !== '';
     })
-    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url must not contain credentials; use remotes.${name}.auth`);
+    .map(([name]) => `${where(doc, lines, source, ['remotes', name, 'url'])}: remotes.${name}.url: must not contain credentials; use remotes.${name}.auth`);
   if (withUserinfo.length > 0) throw new ConfigError(withUserinfo.join('\n'), withUserinfo);
   // Two remotes cannot own one port (0 = any free port never clashes).
   const byPort = new Map<string, string>();
@@ -66,23 +80,30 @@ export function parseConfig(text: string, source = 'config'): GatewayConfig {
     if (!remote.listen || remote.listen.port === 0) continue;
     const key = `${remote.listen.host ?? builtinListenHost}:${remote.listen.port}`;
     const other = byPort.get(key);
-    if (other !== undefined) clashes.push(`${where(doc, lines, source, ['remotes', name, 'listen', 'port'])}: remotes.${name}.listen ${key} is also remotes.${other}.listen`);
+    if (other !== undefined) clashes.push(`${where(doc, lines, source, ['remotes', name, 'listen', 'port'])}: remotes.${name}.listen: ${key} is also remotes.${other}.listen`);
     else byPort.set(key, name);
   }
   if (clashes.length > 0) throw new ConfigError(clashes.join('\n'), clashes);
-  const resolved = resolve(raw);
+  if (options.env) {
+    const missing = secretProblems(raw, options.env, (path) => where(doc, lines, source, path));
+    if (missing.length > 0) throw new ConfigError(missing.join('\n'), missing);
+  }
+  const resolved = resolve(raw, (path) => where(doc, lines, source, path));
   // One reply or event must fit in the gateway-wide buffer budget, or it could never succeed.
   const budget = resolved.server.maxBufferedBytes;
   const tooBig = [...resolved.remotes.values()].flatMap((r) =>
     (['maxResponseBytes', 'maxEventBytes'] as const)
       .filter((key) => r.limits[key] > budget)
-      .map((key) => `${source}: remotes.${r.name}.limits.${key} (${r.limits[key]}) is larger than server.maxBufferedBytes (${budget})`),
+      .map((key) => {
+        const at = raw.remotes[r.name]?.limits?.[key] !== undefined ? ['remotes', r.name, 'limits', key] : ['defaults', 'limits', key];
+        return `${where(doc, lines, source, at)}: remotes.${r.name}.limits.${key}: ${r.limits[key]} is larger than server.maxBufferedBytes (${budget})`;
+      }),
   );
   if (tooBig.length > 0) throw new ConfigError(tooBig.join('\n'), tooBig);
   return resolved;
 }
 
-function resolve(file: ConfigFile): GatewayConfig {
+function resolve(file: ConfigFile, locate: (path: readonly string[]) => string): GatewayConfig {
   const server = { ...builtinServer, ...file.server };
   const defaults = file.defaults ?? {};
   const remotes = new Map<string, RemoteConfig>();
@@ -109,7 +130,7 @@ function resolve(file: ConfigFile): GatewayConfig {
             },
           }
         : {}),
-      tls: resolveTls(name, remote.tls),
+      tls: resolveTls(name, remote.tls, locate),
       timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },
     });
@@ -117,7 +138,7 @@ function resolve(file: ConfigFile): GatewayConfig {
   return { server, remotes };
 }
 
-function resolveTls(remote: string, tls: ConfigFile['remotes'][string]['tls']): ResolvedTls {
+function resolveTls(remote: string, tls: ConfigFile['remotes'][string]['tls'], locate: (path: readonly string[]) => string): ResolvedTls {
   if (!tls) return {};
   const read = (key: 'caFile' | 'certFile' | 'keyFile'): Buffer | undefined => {
     const file = tls[key];
@@ -126,11 +147,11 @@ function resolveTls(remote: string, tls: ConfigFile['remotes'][string]['tls']): 
       return readFileSync(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-      throw new ConfigError(`remotes.${remote}.tls.${key}: cannot read ${file}: ${code}`);
+      throw new ConfigError(`${locate(['remotes', remote, 'tls', key])}: remotes.${remote}.tls.${key}: cannot read ${file}: ${code}`);
     }
   };
   if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    throw new ConfigError(`remotes.${remote}.tls: certFile and keyFile must be set together`);
+    throw new ConfigError(`${locate(['remotes', remote, 'tls'])}: remotes.${remote}.tls: certFile and keyFile must be set together`);
   }
   const out: { ca?: Buffer; cert?: Buffer; key?: Buffer; minVersion?: 'TLSv1.2' | 'TLSv1.3' } = {};
   const ca = read('caFile');
@@ -155,7 +176,7 @@ function describeErrors(errors: readonly ErrorObject[], doc: Document, lines: Li
       const extra = String((e.params as { additionalProperty: string }).additionalProperty);
       segments.push(extra);
       key = segments.join('.');
-      what = e.instancePath === '/remotes' ? 'is not a valid remote name (letters, digits, "_" and "-", at most 63)' : 'unknown key';
+      what = e.instancePath === '/remotes' ? 'not a valid remote name (letters, digits, "_" and "-", at most 63)' : unknownKey(extra, e.parentSchema);
     } else if (e.keyword === 'required') {
       const missing = String((e.params as { missingProperty: string }).missingProperty);
       key = [...segments, missing].join('.');
@@ -166,13 +187,20 @@ function describeErrors(errors: readonly ErrorObject[], doc: Document, lines: Li
     } else {
       what = e.message ?? 'is invalid';
     }
-    const line = `${where(doc, lines, source, segments)}: ${key || '(top level)'} ${what}`;
+    const line = `${where(doc, lines, source, segments)}: ${key || '(top level)'}: ${what}`;
     if (!seen.has(line)) {
       seen.add(line);
       problems.push(line);
     }
   }
   return problems;
+}
+
+/** "unknown key", with the nearest key the schema knows at that level when one is close. */
+function unknownKey(extra: string, schema: unknown): string {
+  const known = Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  const near = nearestKey(extra, known);
+  return near === undefined ? 'unknown key' : `unknown key; did you mean "${near}"?`;
 }
 
 /** `source:line` of the key at `path`, or just `source` when the YAML has no such node. */

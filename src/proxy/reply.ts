@@ -9,8 +9,9 @@ import type { CallLog, GatewayContext } from './context.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
-  log.totalMs = Math.round((performance.now() - started) * 1000) / 1000;
-  ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut);
+  const elapsedMs = performance.now() - started;
+  log.totalMs = Math.round(elapsedMs * 1000) / 1000;
+  ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut, elapsedMs / 1000);
   if (log.redactions) {
     const path = log.events === undefined ? 'reply' : 'stream';
     ctx.metrics.redactions.inc({ remote: log.remote, path }, log.redactions);

@@ -1,11 +1,20 @@
 /**
  * Prometheus metrics. Every label value comes from a bounded set: remote
  * names from the config, method names from the A2A table (else "other"),
- * outcomes from the error catalogue. A registry per gateway keeps tests and
- * several gateways in one process apart.
+ * outcomes from the error catalogue, outcome classes from ./outcome-class.ts.
+ * A registry per gateway keeps tests and several gateways in one process apart.
+ * Process and Node.js metrics keep their standard names (process_cpu_seconds_total,
+ * nodejs_heap_size_used_bytes, ...) so stock dashboards work unchanged.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { methodLabel } from '../a2a/methods.js';
+import type { CircuitState } from '../policy/circuit-breaker.js';
+import { outcomeClass } from './outcome-class.js';
+
+const CIRCUIT_VALUE: Readonly<Record<CircuitState, number>> = { closed: 0, 'half-open': 1, open: 2 };
+
+// From a fast local call to a stream that lasts minutes (a stream's duration is its whole life).
+const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -67,6 +76,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly callDuration = new Histogram({
+    name: 'a2a_egress_call_duration_seconds',
+    help: 'Time the gateway took to answer a call, from request to the last byte written (for a stream, its whole life), by remote, A2A method and outcome class',
+    labelNames: ['remote', 'method', 'outcome_class'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [this.registry],
+  });
+
   readonly configReloads = new Counter({
     name: 'a2a_egress_config_reloads_total',
     help: 'Config reload attempts by result (ok, invalid)',
@@ -96,11 +113,39 @@ export class GatewayMetrics {
   });
 
   constructor(collectProcessMetrics = true) {
-    if (collectProcessMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'a2a_egress_' });
+    if (collectProcessMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
-  recordCall(remote: string, method: string | undefined, outcome: string, bytesIn: number, bytesOut: number): void {
-    this.calls.inc({ remote, method: methodLabel(method), outcome });
+  /** Remotes whose circuit state is exported; a reload may remove some. */
+  readonly #circuitRemotes = new Set<string>();
+
+  setCircuitState(remote: string, state: CircuitState): void {
+    this.#circuitRemotes.add(remote);
+    this.breakerState.set({ remote }, CIRCUIT_VALUE[state]);
+  }
+
+  /**
+   * One circuit-state series per configured remote from the start (0 when
+   * closed), so dashboards and alerts see every remote before its first
+   * change; remotes a reload removed lose theirs.
+   */
+  trackRemotes(remotes: Iterable<readonly [string, CircuitState]>): void {
+    const current = new Set<string>();
+    for (const [remote, state] of remotes) {
+      current.add(remote);
+      this.setCircuitState(remote, state);
+    }
+    for (const remote of this.#circuitRemotes) {
+      if (current.has(remote)) continue;
+      this.breakerState.remove({ remote });
+      this.#circuitRemotes.delete(remote);
+    }
+  }
+
+  recordCall(remote: string, method: string | undefined, outcome: string, bytesIn: number, bytesOut: number, seconds?: number): void {
+    const methodName = methodLabel(method);
+    this.calls.inc({ remote, method: methodName, outcome });
+    if (seconds !== undefined) this.callDuration.observe({ remote, method: methodName, outcome_class: outcomeClass(outcome) }, seconds);
     if (outcome !== 'ok' && outcome !== 'REMOTE_ERROR') this.normalizations.inc({ remote, reason: outcome });
     this.bytes.inc({ remote, direction: 'caller_in' }, bytesIn);
     this.bytes.inc({ remote, direction: 'caller_out' }, bytesOut);

@@ -70,14 +70,14 @@ t.test('a config with an unknown key exits 2 naming the key and the line', async
   const file = writeTempConfig(`remotes:\n  weather:\n    url: https://w.example.com/a2a\n    limts: { maxErrorMessageBytes: 120 }\n`);
   const gw = spawnGatewayCli(['--config', file]);
   t.equal(await gw.exited, 2);
-  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.limts unknown key/);
+  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.limts: unknown key; did you mean \"limits\"\?/);
 });
 
 t.test('a bound just over its maximum exits 2 naming the key', async (t) => {
   const file = writeTempConfig(`remotes:\n  w:\n    url: https://w.example.com/a2a\n    limits: { maxErrorMessageBytes: 65537 }\n`);
   const gw = spawnGatewayCli(['--config', file]);
   t.equal(await gw.exited, 2);
-  t.match(gw.stderr(), /remotes\.w\.limits\.maxErrorMessageBytes must be <= 65536/);
+  t.match(gw.stderr(), /remotes\.w\.limits\.maxErrorMessageBytes: must be <= 65536/);
 });
 
 t.test('a missing config file exits 2 with a clear message', async (t) => {
@@ -103,4 +103,11 @@ t.test('the bundled default config is valid and binds loopback', async (t) => {
   t.match(await gw.url, /^http:\/\/127\.0\.0\.1:/);
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
+});
+
+t.test('a credential env var that is not set exits 2 naming the file, line and key', async (t) => {
+  const file = writeTempConfig(`remotes:\n  weather:\n    url: https://w.example.com/a2a\n    auth: { type: bearer, tokenEnv: A2A_EGRESS_TEST_UNSET_TOKEN }\n`);
+  const gw = spawnGatewayCli(['--config', file]);
+  t.equal(await gw.exited, 2);
+  t.match(gw.stderr(), /gateway\.yaml:4: remotes\.weather\.auth\.tokenEnv: environment variable A2A_EGRESS_TEST_UNSET_TOKEN is not set/);
 });

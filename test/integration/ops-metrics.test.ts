@@ -91,6 +91,44 @@ t.test('calls, normalizations, latency, bytes and the method label after mixed t
 
   t.match(text, /# TYPE a2a_egress_circuit_state gauge/);
   t.match(text, /# TYPE a2a_egress_config_reloads_total counter/);
+
+  // The gateway-side duration: every answered call, by outcome class (the exact reason stays in calls_total).
+  t.match(text, /# TYPE a2a_egress_call_duration_seconds histogram/);
+  const durations = (method: string, outcomeClass: string) =>
+    sampleValue(text, 'a2a_egress_call_duration_seconds_count', { remote: 'hostile', method, outcome_class: outcomeClass });
+  t.equal(durations('GetTask', 'ok'), 2);
+  t.equal(durations('SendMessage', 'invalid_response'), 1, 'UPSTREAM_HTTP_ERROR is an invalid response');
+  t.equal(durations('other', 'caller_error'), 1, 'the refused call is timed too');
+  t.equal(sampleValue(text, 'a2a_egress_call_duration_seconds_bucket', { remote: 'hostile', method: 'GetTask', outcome_class: 'ok', le: '+Inf' }), 2);
+  t.ok((sampleValue(text, 'a2a_egress_call_duration_seconds_sum', { remote: 'hostile', method: 'GetTask', outcome_class: 'ok' }) ?? 0) > 0, 'a positive sum');
+  t.notMatch(text, /outcome_class="(UPSTREAM_HTTP_ERROR|METHOD_NOT_ALLOWED)"/, 'classes, never raw reasons, label the histogram');
+});
+
+t.test('circuit_state: a series for every remote from the start, dropped when a reload removes the remote', async (t) => {
+  const yaml = (names: string[]) =>
+    `remotes:\n${names.map((n) => `  ${n}:\n    url: ${upstream.url}/\n    allowPrivateNetwork: true\n`).join('')}`;
+  const fresh = await startOpsGateway(yaml(['alpha', 'beta']));
+  t.teardown(() => fresh.close());
+  const scrape = async () => (await getText(`${fresh.url}/metrics`)).text;
+  let text = await scrape();
+  t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'alpha' }), 0, 'alpha closed before any call');
+  t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'beta' }), 0, 'beta closed before any call');
+  const { parseConfig } = await import('../../src/config/load.js');
+  fresh.gateway.reload(parseConfig(yaml(['beta', 'gamma']), 'reload.yaml'));
+  text = await scrape();
+  t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'alpha' }), undefined, 'a removed remote has no series');
+  t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'beta' }), 0);
+  t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'gamma' }), 0, 'an added remote has one at once');
+});
+
+t.test('process and Node.js metrics under their standard names, not prefixed', async (t) => {
+  const withProcess = await startOpsGateway(`remotes:\n  a:\n    url: ${upstream.url}/\n    allowPrivateNetwork: true\n`, { processMetrics: true });
+  t.teardown(() => withProcess.close());
+  const text = (await getText(`${withProcess.url}/metrics`)).text;
+  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds']) {
+    t.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
+  }
+  t.notMatch(text, /a2a_egress_(process|nodejs)_/, 'no prefixed copies');
 });
 
 t.test('streams: open-streams gauge back to 0 after the stream, events counted', async (t) => {

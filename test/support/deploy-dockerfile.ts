@@ -3,7 +3,8 @@
  * container engine: stages, their RUN/COPY/USER/ENV/HEALTHCHECK/CMD, and a
  * list of what an image built from it would get wrong.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseConfig } from '../../src/config/load.js';
 
 export interface Copy {
   readonly from?: string;
@@ -131,7 +132,16 @@ function ignored(path: string, dockerignore: string): boolean {
     });
 }
 
-export const CONFIG_PATH = '/etc/a2a-egress/gateway.yaml';
+export const CONFIG_DIR = '/etc/a2a-egress';
+export const CONFIG_PATH = `${CONFIG_DIR}/gateway.yaml`;
+
+/** Node release lines with support (LTS) when this was written; 20 reached end of life in April 2026. */
+export const SUPPORTED_NODE_MAJORS: readonly number[] = [22, 24];
+
+const nodeMajor = (image: string): number | undefined => {
+  const match = /^node:(\d+)(?:[.-]|$)/.exec(image);
+  return match ? Number(match[1]) : undefined;
+};
 
 /** What an image built from these stages would get wrong; [] when nothing. */
 export function dockerfileProblems(stages: readonly Stage[], dockerignore: string): string[] {
@@ -153,13 +163,22 @@ export function dockerfileProblems(stages: readonly Stage[], dockerignore: strin
   else if (!final.healthcheck.join(' ').includes('node dist/healthcheck.js') || !existsSync('src/healthcheck.ts')) {
     problems.push('HEALTHCHECK should run node dist/healthcheck.js (built from src/healthcheck.ts)');
   }
-  if (!final.copies.some((c) => c.dest === CONFIG_PATH && c.from === undefined)) problems.push(`the final stage must put the bundled config at ${CONFIG_PATH}`);
+  for (const stage of stages) {
+    const major = nodeMajor(stage.image);
+    if (major === undefined || !SUPPORTED_NODE_MAJORS.includes(major)) problems.push(`${stage.image}: use a supported Node LTS (${SUPPORTED_NODE_MAJORS.join(' or ')})`);
+  }
+  if (new Set(stages.map((s) => s.image)).size > 1) problems.push('every stage must use the same base image (build and run on one Node line)');
+  const configCopy = final.copies.find((c) => c.from === undefined && c.sources.includes('config/gateway.yaml') && (c.dest === CONFIG_PATH || c.dest === `${CONFIG_DIR}/`));
+  if (!configCopy) problems.push(`the final stage must put the bundled config at ${CONFIG_PATH}`);
   if (final.env.A2A_EGRESS_CONFIG !== CONFIG_PATH) problems.push(`ENV A2A_EGRESS_CONFIG must be ${CONFIG_PATH}`);
   const cmd = final.cmd.join(' ');
-  if (!cmd.includes('node dist/cli.js --config')) problems.push('CMD must run node dist/cli.js --config ...');
-  if (!/\$\{?A2A_EGRESS_CONFIG\b/.test(cmd)) problems.push('CMD must pass $A2A_EGRESS_CONFIG to --config');
-  if (!/--port "?\$\{?A2A_EGRESS_PORT\b/.test(cmd) || final.env.A2A_EGRESS_PORT === undefined) problems.push('the port must come from ENV A2A_EGRESS_PORT');
-  else if (!final.expose.includes(final.env.A2A_EGRESS_PORT)) problems.push('EXPOSE must match A2A_EGRESS_PORT');
+  if (!/^node dist\/cli\.js\b/.test(cmd)) problems.push('CMD must run node dist/cli.js (exec form: node gets the signals)');
+  // One source of truth for the ports: the config file (or $A2A_EGRESS_PORT), read the same way by the HEALTHCHECK.
+  if (/--port\b|--config\b/.test(cmd)) problems.push('CMD must not pass --port or --config: the HEALTHCHECK cannot see them; use the config file and ENV');
+  if (final.env.A2A_EGRESS_OPS_PORT !== undefined) problems.push('A2A_EGRESS_OPS_PORT is not read by anything: the ops port is server.opsPort');
+  const bundledPort = String(parseConfig(readFileSync('config/gateway.yaml', 'utf8'), 'config/gateway.yaml').server.port);
+  const port = final.env.A2A_EGRESS_PORT ?? bundledPort;
+  if (!final.expose.includes(port)) problems.push(`EXPOSE must match the caller port (${port})`);
   for (const stage of stages) {
     for (const copy of stage.copies) {
       if (copy.from !== undefined) continue;

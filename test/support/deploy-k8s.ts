@@ -4,7 +4,10 @@
  * gateway rejects, a credential env var that is never set, probes on the
  * wrong routes or port, a config mounted where the image does not look, a
  * Service or NetworkPolicy that selects no pod, a container that is not
- * locked down. Returns the problems as sentences; [] means none.
+ * locked down or has less memory than the gateway's measured peak, a sidecar
+ * that is not a native one, a shared Deployment without a disruption budget
+ * or preStop, egress left open. Returns the problems as sentences; [] means none.
+ * (Whether each object is valid Kubernetes at all is test/support/k8s-schema.ts.)
  */
 import { parseConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
@@ -17,6 +20,16 @@ export interface EnvVar {
 export interface Probe {
   httpGet?: { path: string; port: string | number };
 }
+export interface NetworkPolicyPeer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+export interface NetworkPolicyRule {
+  to?: NetworkPolicyPeer[];
+  from?: NetworkPolicyPeer[];
+  ports?: { port?: number | string; protocol?: string }[];
+}
 export interface Container {
   name: string;
   image?: string;
@@ -24,12 +37,17 @@ export interface Container {
   ports?: { name?: string; containerPort: number }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
+  startupProbe?: Probe;
+  restartPolicy?: string;
+  lifecycle?: { preStop?: { sleep?: { seconds: number }; exec?: { command: string[] } } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 export interface PodSpec {
   containers?: Container[];
+  initContainers?: Container[];
+  terminationGracePeriodSeconds?: number;
   securityContext?: Record<string, unknown>;
   volumes?: { name: string; configMap?: { name: string; items?: { key: string; path: string }[] } }[];
 }
@@ -40,6 +58,12 @@ export interface K8sObject {
   data?: Record<string, string>;
   stringData?: Record<string, string>;
   spec?: {
+    replicas?: number;
+    minAvailable?: number | string;
+    maxUnavailable?: number | string;
+    policyTypes?: string[];
+    egress?: NetworkPolicyRule[];
+    ingress?: NetworkPolicyRule[];
     selector?: Record<string, unknown>;
     template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpec };
     podSelector?: { matchLabels?: Record<string, string> };
@@ -49,6 +73,19 @@ export interface K8sObject {
 
 export const GATEWAY_CONTAINER = 'a2a-egress';
 export const CONFIG_DIR = '/etc/a2a-egress';
+/** Label of the pods that call a shared gateway; their egress policy selects them, not the gateway. */
+export const CLIENT_LABEL = 'a2a-egress-client';
+/** The gateway's highest measured RSS with default limits (README § Performance), and the headroom a limit needs over it. */
+export const MEASURED_PEAK_MIB = 235;
+export const MEMORY_HEADROOM = 1.5;
+
+/** A Kubernetes memory quantity in MiB (Ki, Mi, Gi, k, M, G or bytes). */
+export function quantityMiB(quantity: string): number {
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity);
+  if (!match) return Number.NaN;
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[match[2] ?? ''] ?? 1;
+  return (Number(match[1]) * unit) / 1024 ** 2;
+}
 
 const subset = (want: Record<string, unknown> | undefined, have: Record<string, string> | undefined) =>
   want !== undefined && Object.keys(want).length > 0 && Object.entries(want).every(([k, v]) => have?.[k] === v);
@@ -78,7 +115,7 @@ export function k8sProblems(docs: readonly K8sObject[], opts: { sidecar: boolean
   }
   const pod = deployment.spec?.template?.spec ?? {};
   const podLabels = deployment.spec?.template?.metadata?.labels;
-  const containers = pod.containers ?? [];
+  const containers = [...(pod.initContainers ?? []), ...(pod.containers ?? [])];
   const gateway = containers.find((c) => c.name === GATEWAY_CONTAINER);
   if (!gateway) return [`no container named ${GATEWAY_CONTAINER}`];
 
@@ -87,9 +124,10 @@ export function k8sProblems(docs: readonly K8sObject[], opts: { sidecar: boolean
   const portOf = (port: string | number | undefined) =>
     typeof port === 'number' ? port : gateway.ports?.find((p) => p.name === port)?.containerPort;
 
-  // Ports: the image's command takes --port from A2A_EGRESS_PORT, overriding server.port.
-  const callerPort = Number(env.get('A2A_EGRESS_PORT')?.value ?? 8080);
+  // Ports, by the gateway's own rule (src/config/listen.ts): $A2A_EGRESS_PORT over server.port; server.opsPort.
+  const callerPort = Number(env.get('A2A_EGRESS_PORT')?.value ?? config.server.port);
   const opsPort = config.server.opsPort ?? callerPort;
+  if (env.has('A2A_EGRESS_OPS_PORT')) problems.push('A2A_EGRESS_OPS_PORT is read by nothing: the ops port is server.opsPort in the config');
   if (!gateway.ports?.some((p) => p.containerPort === callerPort)) problems.push(`no containerPort ${callerPort} for A2A_EGRESS_PORT`);
   const configEnv = env.get('A2A_EGRESS_CONFIG')?.value;
   if (configEnv !== undefined && configEnv !== `${CONFIG_DIR}/gateway.yaml`) problems.push(`A2A_EGRESS_CONFIG must be ${CONFIG_DIR}/gateway.yaml`);
@@ -130,6 +168,10 @@ export function k8sProblems(docs: readonly K8sObject[], opts: { sidecar: boolean
     if (!c.resources?.requests) problems.push(`${c.name}: no resource requests`);
     if (!c.resources?.limits?.memory) problems.push(`${c.name}: no memory limit`);
   }
+  const memory = gateway.resources?.limits?.memory;
+  if (memory !== undefined && !(quantityMiB(memory) >= MEASURED_PEAK_MIB * MEMORY_HEADROOM)) {
+    problems.push(`${GATEWAY_CONTAINER}: memory limit ${memory} is under ${MEMORY_HEADROOM}× the measured peak of ${MEASURED_PEAK_MIB} MiB`);
+  }
 
   for (const service of docs.filter((d) => d.kind === 'Service')) {
     if (!subset(service.spec?.selector, podLabels)) problems.push(`Service selector does not match the pod labels`);
@@ -137,18 +179,92 @@ export function k8sProblems(docs: readonly K8sObject[], opts: { sidecar: boolean
       if (portOf(p.targetPort) !== callerPort) problems.push(`Service port ${p.port} does not target the caller port ${callerPort}`);
     }
   }
-  for (const policy of docs.filter((d) => d.kind === 'NetworkPolicy')) {
-    if (!subset(policy.spec?.podSelector?.matchLabels, podLabels)) problems.push(`NetworkPolicy ${policy.metadata?.name} selects no pod of this Deployment`);
+  const policies = docs.filter((d) => d.kind === 'NetworkPolicy');
+  for (const policy of policies) {
+    const selects = policy.spec?.podSelector?.matchLabels;
+    const forClients = !opts.sidecar && selects?.[CLIENT_LABEL] === 'true';
+    if (!forClients && !subset(selects, podLabels)) problems.push(`NetworkPolicy ${policy.metadata?.name} selects no pod of this Deployment`);
   }
+  const egress = policies.filter((p) => subset(p.spec?.podSelector?.matchLabels, podLabels) && p.spec?.policyTypes?.includes('Egress'));
+  if (egress.length === 0) problems.push('no egress NetworkPolicy for the gateway pods: anything in them can reach anywhere');
+  for (const policy of egress) problems.push(...egressProblems(policy));
 
-  if (opts.sidecar) problems.push(...sidecarProblems(containers, config, callerPort));
+  if (opts.sidecar) problems.push(...sidecarProblems(pod, config, callerPort, opsPort));
+  else problems.push(...sharedProblems(docs, deployment, pod, gateway, config, callerPort));
   return problems;
 }
 
-/** The agent container must reach each remote through the sidecar, with the trailing slash SDKs need. */
-function sidecarProblems(containers: readonly Container[], config: GatewayConfig, callerPort: number): string[] {
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'];
+
+/** An egress policy lets out DNS and public addresses only: every rule names where, and private ranges are excluded. */
+function egressProblems(policy: K8sObject): string[] {
   const problems: string[] = [];
-  const agents = containers.filter((c) => c.name !== GATEWAY_CONTAINER);
+  const name = policy.metadata?.name;
+  const rules = policy.spec?.egress ?? [];
+  if (!rules.some((r) => (r.ports ?? []).some((p) => p.port === 53))) problems.push(`NetworkPolicy ${name}: no DNS (port 53) rule: names will not resolve`);
+  for (const rule of rules) {
+    if (!rule.to || rule.to.length === 0) problems.push(`NetworkPolicy ${name}: an egress rule without "to" allows every destination`);
+    for (const peer of rule.to ?? []) {
+      if (peer.ipBlock?.cidr === '0.0.0.0/0') {
+        const missing = PRIVATE_RANGES.filter((r) => !(peer.ipBlock?.except ?? []).includes(r));
+        if (missing.length > 0) problems.push(`NetworkPolicy ${name}: 0.0.0.0/0 must exclude ${missing.join(', ')} (cluster, private and metadata addresses)`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** A shared Deployment survives drains (PDB) and stops taking callers before it drains (preStop, grace period). */
+function sharedProblems(docs: readonly K8sObject[], deployment: K8sObject, pod: PodSpec, gateway: Container, config: GatewayConfig, callerPort: number): string[] {
+  const problems: string[] = [];
+  const podLabels = deployment.spec?.template?.metadata?.labels;
+  const pdb = docs.find((d) => d.kind === 'PodDisruptionBudget');
+  const replicas = deployment.spec?.replicas ?? 1;
+  if (!pdb) problems.push('no PodDisruptionBudget: a node drain may stop every replica at once');
+  else {
+    if (!subset(pdb.spec?.selector?.matchLabels as Record<string, string> | undefined, podLabels)) problems.push('PodDisruptionBudget selects no pod of this Deployment');
+    const min = pdb.spec?.minAvailable;
+    if (typeof min === 'number' && min >= replicas) problems.push(`PodDisruptionBudget minAvailable ${min} with ${replicas} replicas blocks every drain`);
+    if (min === undefined && pdb.spec?.maxUnavailable === undefined) problems.push('PodDisruptionBudget sets neither minAvailable nor maxUnavailable');
+  }
+  const preStop = gateway.lifecycle?.preStop;
+  const preStopSeconds = preStop?.sleep?.seconds ?? (preStop?.exec ? 5 : 0);
+  if (!preStop) problems.push(`${GATEWAY_CONTAINER}: no preStop: callers are still routed to a pod that stopped accepting`);
+  const grace = pod.terminationGracePeriodSeconds ?? 30;
+  const needed = preStopSeconds + config.server.drainMs / 1000 + 5;
+  if (grace < needed) problems.push(`terminationGracePeriodSeconds ${grace} is under preStop + server.drainMs + 5 s (${needed})`);
+  const clients = docs.filter((d) => d.kind === 'NetworkPolicy' && d.spec?.podSelector?.matchLabels?.[CLIENT_LABEL] === 'true' && d.spec.policyTypes?.includes('Egress'));
+  if (clients.length === 0) problems.push(`no egress NetworkPolicy for the callers (${CLIENT_LABEL}=true): they could bypass the gateway`);
+  for (const policy of clients) {
+    for (const rule of policy.spec?.egress ?? []) {
+      const toGateway = (rule.to ?? []).length > 0 && (rule.to ?? []).every((peer) => subset(peer.podSelector?.matchLabels, podLabels));
+      const dnsOnly = (rule.ports ?? []).length > 0 && (rule.ports ?? []).every((p) => p.port === 53);
+      if (toGateway && !(rule.ports ?? []).every((p) => p.port === callerPort)) problems.push(`NetworkPolicy ${policy.metadata?.name}: callers may reach the gateway on its caller port ${callerPort} only`);
+      if (!toGateway && !dnsOnly) problems.push(`NetworkPolicy ${policy.metadata?.name}: callers may reach something besides the gateway and DNS`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * A native sidecar (an init container with restartPolicy Always and a startup probe, so the
+ * agent starts after it and it stops after the agent); the agent container reaches each remote
+ * through it, with the trailing slash SDKs need.
+ */
+function sidecarProblems(pod: PodSpec, config: GatewayConfig, callerPort: number, opsPort: number): string[] {
+  const problems: string[] = [];
+  const sidecar = (pod.initContainers ?? []).find((c) => c.name === GATEWAY_CONTAINER);
+  if (!sidecar) problems.push(`${GATEWAY_CONTAINER} must be a native sidecar: an initContainer with restartPolicy: Always`);
+  else {
+    if (sidecar.restartPolicy !== 'Always') problems.push(`${GATEWAY_CONTAINER}: restartPolicy must be Always (a native sidecar)`);
+    const startup = sidecar.startupProbe?.httpGet;
+    const portOf = (port: string | number | undefined) => (typeof port === 'number' ? port : sidecar.ports?.find((p) => p.name === port)?.containerPort);
+    if (!startup || !['/readyz', '/healthz'].includes(startup.path) || portOf(startup.port) !== opsPort) {
+      problems.push(`${GATEWAY_CONTAINER}: a startupProbe on the ops port makes the agent wait until the gateway listens`);
+    }
+  }
+  if ((pod.containers ?? []).some((c) => c.name === GATEWAY_CONTAINER)) problems.push(`${GATEWAY_CONTAINER} must not also be a regular container`);
+  const agents = (pod.containers ?? []).filter((c) => c.name !== GATEWAY_CONTAINER);
   if (agents.length === 0) return ['a sidecar pod needs an agent container beside a2a-egress'];
   const urls = agents.flatMap((c) => (c.env ?? []).map((e) => e.value ?? '')).filter((v) => v.includes('/remotes/'));
   if (urls.length === 0) problems.push('the agent container has no URL through the sidecar');

@@ -148,3 +148,21 @@ t.test('a missing TAP file fails with a zero line', async (t) => {
   t.equal(r.stdout.trim(), '0 passed, 0 failed');
   t.match(r.stderr, /ENOENT/);
 });
+
+t.test('several runs (npm test, then test:slow) add up into one line', async (t) => {
+  const second = join(dir, 'second.tap');
+  writeFileSync(second, 'ok 1 - slow one\nnot ok 2 - slow two\nok 3 - later # SKIP no tool\n1..3\n');
+  const first = join(dir, 'first.tap');
+  writeFileSync(first, PASSING);
+  const r = spawnSync(process.execPath, [script, first, second, '--tap-exit=0', '--tap-exit=1'], { encoding: 'utf8', env });
+  const lines = r.stdout.trimEnd().split('\n');
+  t.equal(lines.at(-1), '4 passed, 1 failed, 1 skipped');
+  t.equal(r.status, 1);
+  t.match(r.stdout, /tap exited with status 1/);
+  const clean = spawnSync(process.execPath, [script, first, first, '--tap-exit=0', '--tap-exit=0'], { encoding: 'utf8', env });
+  t.equal(clean.stdout.trimEnd().split('\n').at(-1), '6 passed, 0 failed');
+  t.equal(clean.status, 0);
+  const oneMissing = spawnSync(process.execPath, [script, first, join(dir, 'absent-2.tap')], { encoding: 'utf8', env });
+  t.equal(oneMissing.stdout.trimEnd().split('\n').at(-1), '3 passed, 0 failed', 'the readable run still counts');
+  t.equal(oneMissing.status, 1, 'but a run whose output is missing fails');
+});
