@@ -7,9 +7,10 @@
  * Every message of one call carries the same `call` object (its fields are
  * filled in as they become known), so a subscriber can correlate by identity
  * (a WeakMap keyed by `call`). Messages are the gateway's own objects: read
- * them, never change them. Subscribers run synchronously on the call path;
- * one that throws is reported by Node on the next tick and does not break
- * the call, but a slow one slows every call.
+ * them, never change them. Subscribers run synchronously on the call path:
+ * a slow one slows every call, and one that throws does not break the call
+ * but Node rethrows its error on the next tick, as an uncaught exception
+ * (diagnostics_channel's rule): subscribers must catch their own errors.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { Binding } from '../core/call.js';

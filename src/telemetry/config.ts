@@ -36,6 +36,7 @@ export const TracesSchema = Type.Object(
     headers: Type.Optional(
       Type.Record(Type.String({ pattern: CREDENTIAL_HEADER_NAME_PATTERN }), TraceHeaderSchema, {
         maxProperties: MAX_HEADERS,
+        additionalProperties: false,
         description: 'headers sent with every export, each `{ valueEnv: NAME }`: the value comes from that environment variable, never from this file',
       }),
     ),

@@ -162,6 +162,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
+  const release = () => {
+    holding = false;
+    for (const res of held.splice(0)) answer(res);
+  };
   return {
     url: `http://127.0.0.1:${port}/v1/traces`,
     exports,
@@ -174,12 +178,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     hold() {
       holding = true;
     },
-    release() {
-      holding = false;
-      for (const res of held.splice(0)) answer(res);
-    },
+    release,
     async close() {
-      this.release();
+      release();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         void connections.destroyAll();
