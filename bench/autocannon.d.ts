@@ -7,6 +7,8 @@ declare module 'autocannon' {
     body?: string | Buffer;
     connections?: number;
     duration?: number;
+    /** Requests to send in all; when set, duration is ignored. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
   }
@@ -26,6 +28,7 @@ declare module 'autocannon' {
     requests: Histogram;
     latency: Histogram;
   }
+  export type { Result };
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }

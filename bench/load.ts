@@ -3,7 +3,7 @@
  * the target answers) and open-loop fixed rate (undici, one request every
  * 1/rate seconds whatever the replies do, latency timed to the microsecond).
  */
-import autocannon from 'autocannon';
+import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { Pool } from 'undici';
 import { percentile } from './stats.js';
 
@@ -22,6 +22,25 @@ export interface SaturationRound {
 
 export async function saturate(url: string, body: Buffer, seconds: number, connections: number): Promise<SaturationRound> {
   const r = await autocannon({ url, method: 'POST', headers: JSON_HEADERS, body, connections, duration: seconds, timeout: 10 });
+  return saturationRound(r);
+}
+
+/**
+ * Closed-loop load of exactly `calls` requests over `connections`: the fixed
+ * amount of work whose CPU cost the unary scenario divides by the calls.
+ */
+export async function saturateCalls(
+  url: string,
+  body: Buffer,
+  calls: number,
+  connections: number,
+  headers: Readonly<Record<string, string>> = JSON_HEADERS,
+): Promise<SaturationRound> {
+  const r = await autocannon({ url, method: 'POST', headers: { ...headers }, body, connections, amount: calls, timeout: 10 });
+  return saturationRound(r);
+}
+
+function saturationRound(r: AutocannonResult): SaturationRound {
   return {
     rps: r['2xx'] / r.duration,
     ok: r['2xx'],
