@@ -14,8 +14,13 @@ import { TMP } from './processes.js';
 
 export type PerfCheck = { readonly ok: true; readonly event: string; readonly how: string } | { readonly ok: false; readonly why: string };
 
-/** The node flags a process needs for perf to name its JS frames. */
-export const PERF_NODE_ARGS = ['--perf-basic-prof', '--interpreted-frames-native-stack'] as const;
+/**
+ * The node flags a process needs for perf to name its JS frames. --perf-basic-prof
+ * also turns V8's log on: it goes to `dir`, not to an isolate-*.log in the working directory.
+ */
+export function perfNodeArgs(dir: string): string[] {
+  return ['--perf-basic-prof', '--interpreted-frames-native-stack', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`];
+}
 const FREQUENCY_HZ = 1999;
 
 /**

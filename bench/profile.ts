@@ -14,7 +14,7 @@ import { UNARY_REQUEST } from './bodies.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
 import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
-import { checkPerf, keepPerfMap, PERF_NODE_ARGS, recordPerf } from './perf-profile.js';
+import { checkPerf, keepPerfMap, perfNodeArgs, recordPerf } from './perf-profile.js';
 import { formatPerfSummary, summarizePerf, type Sample } from './perf-summary.js';
 import { startGateway, TMP, type Child } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
@@ -66,7 +66,7 @@ function streamLoad(ctx: BenchContext): ProfileLoad {
 async function perfProfiled(ctx: BenchContext, id: string, load: ProfileLoad, event: string, how: string): Promise<ScenarioResult> {
   const dir = join(TMP, `perf-${id}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
-  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs: PERF_NODE_ARGS });
+  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs: perfNodeArgs(dir) });
   let recorded: { samples: Sample[]; dataFile: string } | undefined;
   let measured = '';
   let map: string | undefined;
