@@ -7,8 +7,6 @@ declare module 'autocannon' {
     body?: string | Buffer;
     connections?: number;
     duration?: number;
-    /** Requests to send in all; when set, duration is ignored. */
-    amount?: number;
     pipelining?: number;
     timeout?: number;
   }

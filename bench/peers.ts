@@ -7,7 +7,7 @@
  * gateway does not serve that path yet, or refuses the config) is a
  * SkippedPeer with the reason, and the table says so.
  */
-import { saturateCalls, type SaturationRound } from './load.js';
+import { closedLoop, type SaturationRound } from './load.js';
 
 export interface UnaryPeer {
   /** Stable key in bench/results/latest.json (`direct`, `dispatch-hop`, `gateway-jsonrpc`, ...). */
@@ -66,7 +66,7 @@ export function httpPeer(spec: HttpPeerSpec): UnaryPeer {
       const text = await res.text();
       if (!spec.good(res.status, text)) throw new Error(`probe of ${spec.label} (${spec.url}) failed: HTTP ${res.status} ${text.slice(0, 300)}`);
     },
-    drive: (calls, connections) => saturateCalls(spec.url, spec.body, calls, connections, spec.headers),
+    drive: (calls, connections) => closedLoop(spec.url, spec.body, calls, connections, spec.headers, spec.good),
     stop: spec.stop ?? (async () => {}),
   };
 }
