@@ -6,9 +6,10 @@
  * name JIT code; --interpreted-frames-native-stack names interpreted frames.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { cleanPerfMap } from './perf-map.js';
 import { PERF_SCRIPT_FIELDS, PerfScriptReader, type Sample } from './perf-summary.js';
 import { TMP } from './processes.js';
 
@@ -19,7 +20,8 @@ export type PerfCheck = { readonly ok: true; readonly event: string; readonly ho
  * also turns V8's log on: it goes to `dir`, not to an isolate-*.log in the working directory.
  */
 export function perfNodeArgs(dir: string): string[] {
-  return ['--perf-basic-prof', '--interpreted-frames-native-stack', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`];
+  // No code-space compaction: the map has no record of code that moves.
+  return ['--perf-basic-prof', '--interpreted-frames-native-stack', '--no-compact-code-space', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`];
 }
 const FREQUENCY_HZ = 1999;
 
@@ -54,8 +56,8 @@ export function checkPerf(): PerfCheck {
 }
 
 export interface PerfRecording {
-  /** Stops recording (perf writes its file) and returns the samples; the process must still have its /tmp/perf-<pid>.map. */
-  stop(): Promise<{ samples: Sample[]; dataFile: string }>;
+  /** Stops recording; perf has written its data file when this resolves. */
+  stop(): Promise<string>;
 }
 
 /** Starts `perf record` on a running process; returns once perf is attached. */
@@ -77,13 +79,33 @@ export async function recordPerf(pid: number, event: string, label: string, dir:
       perf.kill('SIGINT');
       const code = await exited;
       if (!existsSync(dataFile)) throw new Error(`perf record wrote no ${dataFile} (exit ${code}): ${stderr.trim()}`);
-      return { samples: await readPerfScript(dataFile, pid), dataFile };
+      return dataFile;
     },
   };
 }
 
-/** Runs `perf script` on a recording, streaming its (large) output through the reader. */
-async function readPerfScript(dataFile: string, pid: number): Promise<Sample[]> {
+/**
+ * Runs `perf script` on a recording of a process that has exited, streaming
+ * its (large) output through the reader. The process's symbol map is cleaned
+ * first (bench/perf-map.ts), then moved beside the recording.
+ */
+export async function readRecording(dataFile: string, pid: number): Promise<{ samples: Sample[]; staleSymbols: number; map?: string }> {
+  const live = `/tmp/perf-${pid}.map`;
+  let staleSymbols = 0;
+  if (existsSync(live)) {
+    const cleaned = cleanPerfMap(readFileSync(live, 'utf8'));
+    writeFileSync(live, cleaned.text);
+    staleSymbols = cleaned.dropped;
+  }
+  let map: string | undefined;
+  // Moved even when perf script fails: nothing of a run is left at the top of /tmp.
+  const samples = await perfScript(dataFile, pid).finally(() => {
+    map = keepPerfMap(pid, dirname(dataFile));
+  });
+  return map ? { samples, staleSymbols, map } : { samples, staleSymbols };
+}
+
+async function perfScript(dataFile: string, pid: number): Promise<Sample[]> {
   const script = spawn('perf', ['script', '-i', dataFile, '--pid', String(pid), '-F', PERF_SCRIPT_FIELDS], { stdio: ['ignore', 'pipe', 'ignore'] });
   const reader = new PerfScriptReader();
   const lines = createInterface({ input: script.stdout! });

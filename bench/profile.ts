@@ -14,8 +14,8 @@ import { UNARY_REQUEST } from './bodies.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
 import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
-import { checkPerf, keepPerfMap, perfNodeArgs, recordPerf } from './perf-profile.js';
-import { formatPerfSummary, summarizePerf, type Sample } from './perf-summary.js';
+import { checkPerf, keepPerfMap, perfNodeArgs, readRecording, recordPerf } from './perf-profile.js';
+import { formatPerfSummary, summarizePerf } from './perf-summary.js';
 import { startGateway, TMP, type Child } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
 import { countEvents } from './sse-client.js';
@@ -31,7 +31,8 @@ function unaryLoad(ctx: BenchContext): ProfileLoad {
   return {
     async warm(gw) {
       await probe(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST);
-      await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, 1, 32);
+      // Long enough for the JIT to settle: recompiles show up as the compiler threads' share otherwise.
+      await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, pick(ctx, 4, 1), 32);
     },
     async measure(gw) {
       const r = await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, pick(ctx, 6, 3), 32);
@@ -55,7 +56,7 @@ async function readStreams(gw: Child, seconds: number): Promise<number> {
 
 function streamLoad(ctx: BenchContext): ProfileLoad {
   return {
-    warm: async (gw) => void (await readStreams(gw, 1)),
+    warm: async (gw) => void (await readStreams(gw, pick(ctx, 3, 1))),
     async measure(gw) {
       const seconds = pick(ctx, 6, 3);
       return `${fmt((await readStreams(gw, seconds)) / seconds)} events/s (4 streams)`;
@@ -67,28 +68,29 @@ async function perfProfiled(ctx: BenchContext, id: string, load: ProfileLoad, ev
   const dir = join(TMP, `perf-${id}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs: perfNodeArgs(dir) });
-  let recorded: { samples: Sample[]; dataFile: string } | undefined;
+  let dataFile: string | undefined;
   let measured = '';
-  let map: string | undefined;
   try {
     await load.warm(gw);
     const recording = await recordPerf(gw.pid, event, id, dir);
     measured = await load.measure(gw);
-    recorded = await recording.stop();
+    dataFile = await recording.stop();
   } finally {
     await gw.stop();
-    map = keepPerfMap(gw.pid, dir);
+    // The symbol map is read (and cleaned) only once the gateway has stopped writing it.
+    if (!dataFile) keepPerfMap(gw.pid, dir);
   }
-  if (recorded.samples.length === 0) throw new Error(`perf recorded no samples of pid ${gw.pid} (${recorded.dataFile})`);
-  const summary = summarizePerf(recorded.samples, 30);
-  const text = `${how}\ngateway under load (pid ${gw.pid}): ${measured}\n\n${formatPerfSummary(summary)}`;
+  const { samples, staleSymbols, map } = await readRecording(dataFile, gw.pid);
+  if (samples.length === 0) throw new Error(`perf recorded no samples of pid ${gw.pid} (${dataFile})`);
+  const summary = summarizePerf(samples, 30);
+  const text = `${how}\ngateway under load (pid ${gw.pid}): ${measured}; ${staleSymbols} stale JIT symbols dropped from its map\n\n${formatPerfSummary(summary)}`;
   writeFileSync(join(dir, 'summary.txt'), `${text}\n`);
   ctx.log(text.replace(/^/gm, '  '));
-  const browse = map ? `cp ${map} /tmp/ && perf report -i ${recorded.dataFile}` : `perf report -i ${recorded.dataFile}`;
+  const browse = map ? `cp ${map} /tmp/ && perf report -i ${dataFile}` : `perf report -i ${dataFile}`;
   return {
     id,
     rows: [],
-    rounds: { tool: 'perf', how, measuredUnderProfiler: measured, dataFile: recorded.dataFile, summary },
+    rounds: { tool: 'perf', how, measuredUnderProfiler: measured, dataFile, summary },
     notes: [`summary: ${join(dir, 'summary.txt')}`, `to browse the recording: ${browse}`],
   };
 }
