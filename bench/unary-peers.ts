@@ -107,7 +107,7 @@ const gatewayWorkers: PeerFactory = async (ctx) => {
     return jsonRpcPeer('gateway-workers-2', label, what, gw.port, gw.pid, () => gw.stop());
   } catch (err) {
     if (!(err instanceof GatewayRefused)) throw err;
-    const said = /workers[^\n]*/.exec(err.stderr)?.[0] ?? err.message;
+    const said = /[\w.]*workers[^\n]*/.exec(err.stderr)?.[0] ?? err.message;
     return { id: 'gateway-workers-2', label, skipped: `config refused: this gateway does not take server.workers (it said: ${said.trim().slice(0, 160)})` };
   }
 };
