@@ -106,7 +106,7 @@ const gatewayWorkers: PeerFactory = async (ctx) => {
     const what = 'a second gateway with server.workers: 2; CPU summed over the primary and its workers';
     return jsonRpcPeer('gateway-workers-2', label, what, gw.port, gw.pid, () => gw.stop());
   } catch (err) {
-    if (!(err instanceof GatewayRefused)) throw err;
+    if (!(err instanceof GatewayRefused)) return { id: 'gateway-workers-2', label, skipped: `FAILED to start: ${err instanceof Error ? err.message : String(err)}` };
     const said = /[\w.]*workers[^\n]*/.exec(err.stderr)?.[0] ?? err.message;
     return { id: 'gateway-workers-2', label, skipped: `config refused: this gateway does not take server.workers (it said: ${said.trim().slice(0, 160)})` };
   }
@@ -130,9 +130,14 @@ async function modulePeers(ctx: BenchContext): Promise<PeerStart[]> {
       out.push({ id: mod.id, label: mod.label, skipped: `${mod.file} does not exist in this checkout` });
       continue;
     }
-    const loaded = (await import(pathToFileURL(path).href)) as { unaryPeers?: (ctx: BenchContext) => Promise<PeerStart[]> };
-    if (typeof loaded.unaryPeers !== 'function') throw new Error(`${mod.file} must export unaryPeers(ctx): Promise<PeerStart[]>`);
-    out.push(...(await loaded.unaryPeers(ctx)));
+    try {
+      const loaded = (await import(pathToFileURL(path).href)) as { unaryPeers?: (ctx: BenchContext) => Promise<PeerStart[]> };
+      if (typeof loaded.unaryPeers !== 'function') throw new Error(`${mod.file} must export unaryPeers(ctx): Promise<PeerStart[]>`);
+      out.push(...(await loaded.unaryPeers(ctx)));
+    } catch (err) {
+      // One broken module costs its own row, not the scenario.
+      out.push({ id: mod.id, label: mod.label, skipped: `FAILED: ${err instanceof Error ? err.message : String(err)}` });
+    }
   }
   return out;
 }
