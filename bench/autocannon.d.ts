@@ -26,6 +26,7 @@ declare module 'autocannon' {
     requests: Histogram;
     latency: Histogram;
   }
+  export type { Result };
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }

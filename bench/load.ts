@@ -1,11 +1,13 @@
 /**
- * The two load shapes: closed-loop saturation (autocannon, as many requests as
- * the target answers) and open-loop fixed rate (undici, one request every
- * 1/rate seconds whatever the replies do, latency timed to the microsecond).
+ * The load shapes: closed-loop saturation for a duration (autocannon, as many
+ * requests as the target answers), closed-loop for a fixed number of calls
+ * (undici, what CPU per call is measured on), and open-loop fixed rate
+ * (undici, one request every 1/rate seconds whatever the replies do, latency
+ * timed to the microsecond).
  */
-import autocannon from 'autocannon';
+import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { Pool } from 'undici';
-import { percentile } from './stats.js';
+import { percentile, round } from './stats.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** A good reply from either path: the caller's id (1) then a result, never an error envelope. */
@@ -22,6 +24,54 @@ export interface SaturationRound {
 
 export async function saturate(url: string, body: Buffer, seconds: number, connections: number): Promise<SaturationRound> {
   const r = await autocannon({ url, method: 'POST', headers: JSON_HEADERS, body, connections, duration: seconds, timeout: 10 });
+  return saturationRound(r);
+}
+
+/**
+ * Closed-loop load of exactly `calls` requests over `connections` (each
+ * connection sends its next request when its reply is read): the fixed amount
+ * of work whose CPU cost the unary scenario divides by the calls. Timed here,
+ * not by autocannon, whose `amount` mode ends on its next 1-second tick and so
+ * rounds every duration up. A 2xx reply that `good` rejects counts as non-2xx.
+ */
+export async function closedLoop(
+  url: string,
+  body: Buffer,
+  calls: number,
+  connections: number,
+  headers: Readonly<Record<string, string>> = JSON_HEADERS,
+  good?: (status: number, text: string) => boolean,
+): Promise<SaturationRound> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const latencies: number[] = [];
+  let next = 0;
+  let ok = 0;
+  let errors = 0;
+  let non2xx = 0;
+  const connection = async (): Promise<void> => {
+    while (next < calls) {
+      next++;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ path: target.pathname, method: 'POST', headers, body });
+        const text = await res.body.text();
+        latencies.push(performance.now() - t0);
+        if (res.statusCode >= 200 && res.statusCode < 300 && (!good || good(res.statusCode, text))) ok++;
+        else non2xx++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(connections, calls) }, connection));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { rps: ok / seconds, ok, errors, non2xx, latencyP50Ms: round(percentile(latencies, 50), 3), latencyP99Ms: round(percentile(latencies, 99), 3) };
+}
+
+function saturationRound(r: AutocannonResult): SaturationRound {
   return {
     rps: r['2xx'] / r.duration,
     ok: r['2xx'],

@@ -4,7 +4,7 @@
  * generator (this process) never shares their event loop.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,9 +45,24 @@ export function startUpstream(): Promise<Child> {
   return startScript('upstream', 'bench/upstream.ts');
 }
 
-/** The bare Fastify + undici proxy (bench/reference-hop.ts) in front of one upstream route. */
+/** The bare Fastify + undici.request proxy (bench/reference-hop.ts) in front of one upstream route. */
 export function startReferenceHop(upstreamPort: number, path: string): Promise<Child> {
-  return startScript('reference hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
+  return startScript('fastify hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
+}
+
+/** The bare node:http + undici Pool.dispatch proxy (bench/dispatch-hop.ts) in front of one upstream route. */
+export function startDispatchHop(upstreamPort: number, path: string): Promise<Child> {
+  return startScript('dispatch hop', 'bench/dispatch-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
+}
+
+/** @fastify/http-proxy (bench/http-proxy-hop.ts) mapping /remotes/<remote> to one upstream route. */
+export function startHttpProxyHop(upstreamPort: number, path: string, remote: string): Promise<Child> {
+  return startScript('@fastify/http-proxy', 'bench/http-proxy-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path, remote]);
+}
+
+/** An SSE relay (bench/sse-relay-hop.ts): `raw` passes bytes through, `validate` parses each event and splices the caller id. */
+export function startSseRelay(upstreamPort: number, path: string, mode: 'raw' | 'validate'): Promise<Child> {
+  return startScript(`sse relay (${mode})`, 'bench/sse-relay-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path, mode]);
 }
 
 export interface GatewayLaunch {
@@ -59,16 +74,33 @@ export interface GatewayLaunch {
   readonly nodeArgs?: readonly string[];
   /** Overrides for the endless-body remote's maxResponseBytes. */
   readonly maxResponseBytes?: number;
+  /** Extra `server:` keys, e.g. `{ workers: 2 }`; a gateway that does not know one refuses to start (GatewayRefused). */
+  readonly server?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** The gateway exited during startup, usually because its config was refused (exit code 2). */
+export class GatewayRefused extends Error {
+  override readonly name = 'GatewayRefused';
+  constructor(
+    readonly exitCode: number | null,
+    /** The last lines it wrote to stderr: the config error, when that was the cause. */
+    readonly stderr: string,
+  ) {
+    super(`gateway exited during startup (code ${exitCode}): ${stderr.trim().split('\n').slice(-3).join(' | ') || 'no message'}`);
+  }
 }
 
 /** The remotes every bench gateway has, one per upstream route. */
 export function gatewayYaml(launch: GatewayLaunch): string {
   const up = `http://127.0.0.1:${launch.upstreamPort}`;
   const limits = launch.maxResponseBytes ? `\n    limits: { maxResponseBytes: ${launch.maxResponseBytes} }` : '';
+  const extra = Object.entries(launch.server ?? {})
+    .map(([key, value]) => `\n  ${key}: ${JSON.stringify(value)}`)
+    .join('');
   return `server:
   host: 127.0.0.1
   port: 0
-  logLevel: ${launch.logLevel}
+  logLevel: ${launch.logLevel}${extra}
 defaults:
   allowPrivateNetwork: true
   maxConnections: 128
@@ -100,10 +132,33 @@ export async function startGateway(launch: GatewayLaunch): Promise<Child> {
   const child = spawn(
     process.execPath,
     [...(launch.nodeArgs ?? []), join(ROOT, 'dist/cli.js'), '--config', configPath, '--port', String(port)],
-    { cwd: ROOT, stdio: ['ignore', out, 'inherit'] },
+    { cwd: ROOT, stdio: ['ignore', out, 'pipe'] },
   );
   if (typeof out === 'number') closeSync(out);
-  await waitForPort(port, child);
+  // Held back until the gateway listens, then passed through: a refused config is reported once, in the note that
+  // skips what needed it, not also as an alarming error in the bench's output.
+  let stderr = '';
+  let started = false;
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (started) process.stderr.write(chunk);
+    else stderr = (stderr + chunk.toString('utf8')).slice(-4096);
+  });
+  try {
+    await waitForPort(port, child);
+  } catch (err) {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      throw err;
+    }
+    await new Promise<void>((resolve) => {
+      if (child.stderr!.readableEnded) resolve();
+      child.stderr!.once('end', resolve);
+      setTimeout(resolve, 500).unref();
+    });
+    throw new GatewayRefused(child.exitCode, stderr);
+  }
+  started = true;
+  if (stderr) process.stderr.write(stderr);
   return wrap(`gateway(${launch.logLevel})`, child, port);
 }
 
@@ -115,10 +170,20 @@ function wrap(name: string, child: ChildProcess, port: number): Child {
     port,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
+      // A process with children of its own (cluster workers) should stop them; any it leaves behind are stopped here.
+      const below = descendants(child.pid!);
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(timer);
+      for (const pid of below) {
+        for (let i = 0; i < 20 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 100));
+        try {
+          if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone between the check and the kill.
+        }
+      }
     },
   };
 }
@@ -159,20 +224,57 @@ const CLOCK_TICKS_PER_SECOND = (() => {
   return Number.isInteger(n) && n > 0 ? n : 100;
 })();
 
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces), or undefined once the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * CPU time (user + system, µs) a process has used so far, from /proc/<pid>/stat.
  * Divided by calls answered, it says what each hop costs; it still inflates on a busy machine.
  */
 export function cpuMicros(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; fields after its closing paren are fixed.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1e6) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return NaN;
+  const fields = statFields(pid);
+  if (!fields) return NaN;
+  // utime and stime are fields 14 and 15 of the whole line, 11 and 12 after the name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The pids of every live process below `pid` (a cluster primary's workers, say), found by their parent pid in /proc. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isInteger(parent)) continue;
+    const list = children.get(parent) ?? [];
+    list.push(Number(entry));
+    children.set(parent, list);
   }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time (µs) of a process and every process below it: one figure for a
+ * proxy whatever its shape (one process, or a primary and its workers).
+ * Workers must live through the measured window: a process that exits inside
+ * it takes its CPU time out of the sum.
+ */
+export function treeCpuMicros(pid: number): number {
+  return [pid, ...descendants(pid)].reduce((sum, p) => sum + (cpuMicros(p) || 0), 0);
 }
 
 /** Resident set size and its high-water mark, in MiB, from /proc (Linux only). */

@@ -1,9 +1,11 @@
 /**
- * CPU profiles of the gateway's hot paths: a gateway started with --cpu-prof
- * takes a saturation load (unary calls, or SSE streams), exits on SIGTERM
- * (which writes the profile), and the samples taken under load are
- * summarized by self time. Not part of the default run: the profiler slows
- * the gateway, so these numbers never enter the table.
+ * Profiles of the gateway's hot paths under load (opt-in: a profiled gateway
+ * is slower, so these numbers never enter the table):
+ *   profile, profile-stream   on-CPU profile with Linux perf (bench/perf-profile.ts),
+ *                             JS and native frames; falls back to --cpu-prof, saying why,
+ *                             where perf cannot run
+ *   profile-cpuprof           V8's --cpu-prof (wall-clock samples), for comparison
+ * Each starts its own gateway, warms it, then records only the measured load.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,12 +14,89 @@ import { UNARY_REQUEST } from './bodies.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
 import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
+import { checkPerf, keepPerfMap, perfNodeArgs, readRecording, recordPerf } from './perf-profile.js';
+import { formatPerfSummary, summarizePerf } from './perf-summary.js';
 import { startGateway, TMP, type Child } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
 import { countEvents } from './sse-client.js';
 
-/** Runs `load` against a profiled gateway; returns what it measured and the profile of that window only. */
-async function profiled(ctx: BenchContext, id: string, load: (gw: Child) => Promise<string>): Promise<ScenarioResult> {
+interface ProfileLoad {
+  /** Not recorded: JIT warm-up, pools filled. */
+  warm(gw: Child): Promise<void>;
+  /** Recorded; returns what it measured (the profiled gateway's speed, for the record only). */
+  measure(gw: Child): Promise<string>;
+}
+
+function unaryLoad(ctx: BenchContext): ProfileLoad {
+  return {
+    async warm(gw) {
+      await probe(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST);
+      // Long enough for the JIT to settle: recompiles show up as the compiler threads' share otherwise.
+      await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, pick(ctx, 4, 1), 32);
+    },
+    async measure(gw) {
+      const r = await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, pick(ctx, 6, 3), 32);
+      return `${fmt(r.rps)} req/s (unary, 32 connections)`;
+    },
+  };
+}
+
+async function readStreams(gw: Child, seconds: number): Promise<number> {
+  const pool = new Pool(`http://127.0.0.1:${gw.port}`, { connections: 4 });
+  const end = performance.now() + seconds * 1000;
+  let events = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < end) events += (await countEvents(pool, '/remotes/sse')).events;
+    }),
+  );
+  await pool.close();
+  return events;
+}
+
+function streamLoad(ctx: BenchContext): ProfileLoad {
+  return {
+    warm: async (gw) => void (await readStreams(gw, pick(ctx, 3, 1))),
+    async measure(gw) {
+      const seconds = pick(ctx, 6, 3);
+      return `${fmt((await readStreams(gw, seconds)) / seconds)} events/s (4 streams)`;
+    },
+  };
+}
+
+async function perfProfiled(ctx: BenchContext, id: string, load: ProfileLoad, event: string, how: string): Promise<ScenarioResult> {
+  const dir = join(TMP, `perf-${id}-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs: perfNodeArgs(dir) });
+  let dataFile: string | undefined;
+  let measured = '';
+  try {
+    await load.warm(gw);
+    const recording = await recordPerf(gw.pid, event, id, dir);
+    measured = await load.measure(gw);
+    dataFile = await recording.stop();
+  } finally {
+    await gw.stop();
+    // The symbol map is read (and cleaned) only once the gateway has stopped writing it.
+    if (!dataFile) keepPerfMap(gw.pid, dir);
+  }
+  const { samples, staleSymbols, map } = await readRecording(dataFile, gw.pid);
+  if (samples.length === 0) throw new Error(`perf recorded no samples of pid ${gw.pid} (${dataFile})`);
+  const summary = summarizePerf(samples, 30);
+  const text = `${how}\ngateway under load (pid ${gw.pid}): ${measured}; ${staleSymbols} stale JIT symbols dropped from its map\n\n${formatPerfSummary(summary)}`;
+  writeFileSync(join(dir, 'summary.txt'), `${text}\n`);
+  ctx.log(text.replace(/^/gm, '  '));
+  const browse = map ? `cp ${map} /tmp/ && perf report -i ${dataFile}` : `perf report -i ${dataFile}`;
+  return {
+    id,
+    rows: [],
+    rounds: { tool: 'perf', how, measuredUnderProfiler: measured, dataFile, summary },
+    notes: [`summary: ${join(dir, 'summary.txt')}`, `to browse the recording: ${browse}`],
+  };
+}
+
+/** Runs the load against a gateway started with --cpu-prof; summarizes the samples of the measured window only. */
+async function cpuProfiled(ctx: BenchContext, id: string, load: ProfileLoad): Promise<ScenarioResult> {
   const dir = join(TMP, `cpu-profile-${id}-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
   const gw = await startGateway({
@@ -28,9 +107,10 @@ async function profiled(ctx: BenchContext, id: string, load: (gw: Child) => Prom
   let measured = '';
   let window: [number, number] | undefined;
   try {
+    await load.warm(gw);
     // Samples are stamped with CLOCK_MONOTONIC, the clock process.hrtime reads.
     const from = Number(process.hrtime.bigint() / 1000n);
-    measured = await load(gw);
+    measured = await load.measure(gw);
     window = [from, Number(process.hrtime.bigint() / 1000n)];
   } finally {
     await gw.stop();
@@ -42,37 +122,25 @@ async function profiled(ctx: BenchContext, id: string, load: (gw: Child) => Prom
   if (summary.busyMs === 0) throw new Error('no profile samples fell inside the load window (clock mismatch?)');
   const text = formatSummary(summary);
   writeFileSync(join(dir, 'summary.txt'), `${text}\n`);
-  ctx.log(`  profiled gateway: ${measured} under the profiler; samples from the measured load window only\n${text.replace(/^/gm, '  ')}`);
+  ctx.log(`  profiled gateway (--cpu-prof, wall-clock samples): ${measured}; samples from the measured window only\n${text.replace(/^/gm, '  ')}`);
   return {
     id,
     rows: [],
-    rounds: { profile: path, measuredUnderProfiler: measured, summary },
+    rounds: { tool: 'cpu-prof', profile: path, measuredUnderProfiler: measured, summary },
     notes: [`profile: ${path}`, `summary: ${join(dir, 'summary.txt')}`],
   };
 }
 
-export function profileUnary(ctx: BenchContext): Promise<ScenarioResult> {
-  return profiled(ctx, 'profile', async (gw) => {
-    const url = gatewayUrl(gw, 'unary1k');
-    await probe(url, UNARY_REQUEST);
-    await saturate(url, UNARY_REQUEST, 1, 50);
-    const r = await saturate(url, UNARY_REQUEST, pick(ctx, 6, 3), 50);
-    return `${fmt(r.rps)} req/s (warm-up second included in the window)`;
-  });
+/** perf where it works; otherwise --cpu-prof, and the result says why. */
+async function onCpu(ctx: BenchContext, id: string, load: ProfileLoad): Promise<ScenarioResult> {
+  const check = checkPerf();
+  if (check.ok) return perfProfiled(ctx, id, load, check.event, check.how);
+  const fallback = `perf cannot profile here: ${check.why}. Falling back to V8's --cpu-prof, which samples wall time: a preemption is charged to whatever was on the stack (writev, say), so read its shares with care`;
+  ctx.log(`  ${fallback}`);
+  const result = await cpuProfiled(ctx, id, load);
+  return { ...result, notes: [fallback, ...result.notes] };
 }
 
-export function profileStream(ctx: BenchContext): Promise<ScenarioResult> {
-  return profiled(ctx, 'profile-stream', async (gw) => {
-    const pool = new Pool(`http://127.0.0.1:${gw.port}`, { connections: 4 });
-    const end = performance.now() + pick(ctx, 6, 3) * 1000;
-    let events = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (performance.now() < end) events += (await countEvents(pool, '/remotes/sse')).events;
-      }),
-    );
-    await pool.close();
-    return `${fmt(events / ((performance.now() - started) / 1000))} events/s`;
-  });
-}
+export const profileUnary = (ctx: BenchContext) => onCpu(ctx, 'profile', unaryLoad(ctx));
+export const profileStream = (ctx: BenchContext) => onCpu(ctx, 'profile-stream', streamLoad(ctx));
+export const profileCpuprof = (ctx: BenchContext) => cpuProfiled(ctx, 'profile-cpuprof', unaryLoad(ctx));

@@ -14,9 +14,19 @@ export interface Row {
   readonly met: boolean | null;
 }
 
+/** A table of its own (one row per peer, say), printed and put in the README beside the rows. */
+export interface Table {
+  readonly title: string;
+  readonly header: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+  /** Lines under the table: what a peer is, why one was skipped. */
+  readonly notes?: readonly string[];
+}
+
 export interface ScenarioResult {
   readonly id: string;
   readonly rows: Row[];
+  readonly tables?: Table[];
   /** Every round's raw numbers, so a reader can see the spread, not only the median. */
   readonly rounds: Record<string, unknown>;
   readonly notes: string[];
@@ -33,12 +43,20 @@ export function signed(value: number, unit: string, digits = 3): string {
 }
 
 export function formatTable(rows: readonly Row[]): string {
-  const header = ['scenario', 'direct', 'gateway', 'ratio', 'goal', 'met?'];
-  const cells = rows.map((r) => [r.scenario, r.direct, r.gateway, r.ratio, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
+  const header = ['scenario', 'baseline', 'gateway', 'ratio', 'goal', 'met?'];
+  return formatCells(header, rows.map((r) => [r.scenario, r.direct, r.gateway, r.ratio, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']));
+}
+
+/** A padded text table for the terminal. */
+export function formatCells(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) => `| ${widths.map((w, i) => (c[i] ?? '').padEnd(w)).join(' | ')} |`;
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
   return [line(header), rule, ...cells.map(line)].join('\n');
+}
+
+export function formatExtraTable(table: Table): string {
+  return [table.title, formatCells(table.header, table.rows), ...(table.notes ?? []).map((n) => `  ${n}`)].join('\n');
 }
 
 export function machineInfo(): Record<string, unknown> {

@@ -1,30 +1,36 @@
 /**
- * npm run bench [-- --quick] [-- --only <id>[,<id>...]] [-- --no-build]
+ * npm run bench [-- --quick] [-- --only <id>[,<id>...]] [-- --no-build] [-- --out FILE]
  *
  * Builds the gateway, starts the upstream agent and the gateway as separate
  * processes (this process is only the load generator), runs each scenario
- * with direct and through-gateway rounds alternating, prints one table and
- * writes bench/results/latest.json. `--only profile` (or `profile-stream`)
- * runs a CPU profile of the unary (or streaming) hot path instead; not part
- * of the default set: a profiled gateway is slower, so its numbers never
- * enter the table.
+ * with its peers' rounds alternating, prints the tables and writes the
+ * results: bench/results/latest.json for a full run of every default
+ * scenario (the README's Performance section is generated from it:
+ * scripts/bench-table.ts), bench/results/partial.json for a quick or
+ * partial run, so a short run never replaces the committed one.
+ * `--only profile` (or `profile-stream`) records an on-CPU profile of the
+ * unary (or streaming) hot path with Linux perf instead (`profile-cpuprof`:
+ * V8's --cpu-prof); not part of the default set: a profiled gateway is
+ * slower, so its numbers never enter the table.
  */
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.js';
 import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
-import { profileStream, profileUnary } from './profile.js';
-import { formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
+import { profileCpuprof, profileStream, profileUnary } from './profile.js';
+import { formatExtraTable, formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
 import { streamingLatency, streamingThroughput } from './scenario-stream.js';
-import { unaryFixedRate, unaryLogCost, unarySaturation } from './scenario-unary.js';
+import { unaryFixedRate, unaryLogCost } from './scenario-unary.js';
+import { unaryPeers } from './scenario-unary-peers.js';
 
 type Scenario = (ctx: BenchContext) => Promise<ScenarioResult>;
 
 const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([
-  ['unary-saturation', unarySaturation],
+  ['unary-peers', unaryPeers],
   ['unary-fixed-rate', unaryFixedRate],
   ['unary-log-cost', unaryLogCost],
   ['normalizer', normalizerCost],
@@ -36,6 +42,7 @@ const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([
 const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile', profileUnary],
   ['profile-stream', profileStream],
+  ['profile-cpuprof', profileCpuprof],
 ]);
 
 function parseCli() {
@@ -45,7 +52,7 @@ function parseCli() {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
-      out: { type: 'string', default: join(ROOT, 'bench/results/latest.json') },
+      out: { type: 'string' },
     },
     strict: true,
   });
@@ -54,7 +61,9 @@ function parseCli() {
   for (const id of selected) {
     if (!known.has(id)) throw new Error(`unknown scenario "${id}"; known: ${[...known.keys()].join(', ')}`);
   }
-  return { quick: values.quick, selected, build: !values['no-build'], out: values.out, known };
+  const complete = !values.quick && [...SCENARIOS.keys()].every((id) => selected.includes(id));
+  const out = values.out ?? join(ROOT, complete ? 'bench/results/latest.json' : 'bench/results/partial.json');
+  return { quick: values.quick, selected, build: !values['no-build'], out, known };
 }
 
 async function main(): Promise<void> {
@@ -62,6 +71,10 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const started = Date.now();
   const machineBefore = machineInfo();
+  // The 1-minute load average every 5 s of the run: how much else wanted the CPUs while it ran.
+  const loadSamples: number[] = [];
+  const loadTimer = setInterval(() => loadSamples.push(Math.round(loadavg()[0]! * 100) / 100), 5_000);
+  loadTimer.unref();
   // Before the run the machine should be idle; after it, the bench's own three processes account for about one load per CPU.
   const busyBefore = (machineBefore.loadAverage1m as number) > (machineBefore.cpus as number) * 0.5;
   if (cli.build) {
@@ -100,10 +113,11 @@ async function main(): Promise<void> {
   }
 
   const rows: Row[] = results.flatMap((r) => r.rows);
-  const table = formatTable(rows);
-  process.stdout.write(`\n${table}\n\n`);
+  const tables = results.flatMap((r) => r.tables ?? []);
+  for (const t of tables) process.stdout.write(`\n${formatExtraTable(t)}\n`);
+  if (rows.length > 0) process.stdout.write(`\n${formatTable(rows)}\n\n`);
   process.stdout.write('Gateway at logLevel warn: per-call info logging is off in every row except the one that measures it.\n');
-  process.stdout.write(`Load generator, gateway and upstream share ${machineInfo().cpus} CPUs; direct rounds use two processes, gateway rounds three.\n`);
+  process.stdout.write(`Load generator, proxies and upstream share ${machineInfo().cpus} CPUs; direct rounds use two processes, the others three.\n`);
   const machineAfter = machineInfo();
   if (busyBefore || (machineAfter.loadAverage1m as number) > (machineAfter.cpus as number) + 1) {
     process.stdout.write(
@@ -113,12 +127,18 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   process.stdout.write(`Total ${seconds.toFixed(0)} s. Results: ${cli.out}\n`);
   writeResults(cli.out, {
-    machine: { ...machineAfter, loadAverage1mBefore: machineBefore.loadAverage1m },
+    machine: {
+      ...machineAfter,
+      loadAverage1mBefore: machineBefore.loadAverage1m,
+      loadAverage1mDuring: loadSamples.length > 0 ? { min: Math.min(...loadSamples), max: Math.max(...loadSamples), samples: loadSamples.length } : null,
+    },
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
     mode: cli.quick ? 'quick' : 'full',
     scenarios: cli.selected,
     gatewayLogLevel: 'warn (per-call info logging off; see unary-log-cost for its cost)',
     seconds: Math.round(seconds),
     table: rows,
+    tables,
     results,
   });
 }

@@ -1,13 +1,15 @@
 /**
- * Streaming scenarios (message/stream through the SSE relay): events/s with
- * the upstream writing as fast as the socket takes it, and the per-event
- * latency the gateway adds when events are paced. Direct and gateway rounds
+ * Streaming scenarios (message/stream through the SSE relay): CPU per event
+ * and events/s with the upstream writing as fast as the socket takes it
+ * (direct, a raw byte passthrough, a minimal validating relay and the gateway),
+ * and the per-event latency the gateway adds when events are paced. Rounds
  * alternate. Skipped, with a note, when the gateway does not answer
  * message/stream with an event stream.
  */
 import { Pool } from 'undici';
 import { STREAM_REQUEST } from './bodies.js';
-import { alternate, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
+import { alternate, alternateMany, directUrl, gatewayUrl, pick, type BenchContext } from './context.js';
+import { startSseRelay, treeCpuMicros, type Child } from './processes.js';
 import { fmt, signed, type ScenarioResult } from './report.js';
 import { countEvents, eventLatencies } from './sse-client.js';
 import { median, percentile, round } from './stats.js';
@@ -53,16 +55,18 @@ interface BurstRound {
   events: number;
   streams: number;
   badStreams: number;
+  /** CPU µs per event of the relay's process (NaN for direct). */
+  proxyCpuUsPerEvent: number;
 }
 
-/** `streams` callers each reading whole streams back to back for `seconds`. */
-async function burstRound(url: string, seconds: number, streams: number): Promise<BurstRound> {
+/** `streams` callers each reading `perCaller` whole streams back to back: a fixed amount of work. */
+async function burstRound(url: string, perCaller: number, streams: number, proxy?: Child): Promise<BurstRound> {
   const { pool, path } = poolFor(url, streams);
+  const cpu0 = proxy ? treeCpuMicros(proxy.pid) : NaN;
   const started = performance.now();
-  const end = started + seconds * 1000;
   const totals = { events: 0, streams: 0, badStreams: 0 };
   const caller = async () => {
-    while (performance.now() < end) {
+    for (let i = 0; i < perCaller; i++) {
       const r = await countEvents(pool, path);
       totals.events += r.events;
       totals.streams++;
@@ -71,42 +75,84 @@ async function burstRound(url: string, seconds: number, streams: number): Promis
   };
   await Promise.all(Array.from({ length: streams }, caller));
   const elapsed = (performance.now() - started) / 1000;
+  const proxyCpuUsPerEvent = proxy ? round((treeCpuMicros(proxy.pid) - cpu0) / Math.max(1, totals.events), 2) : NaN;
   await pool.close();
-  return { eventsPerSecond: totals.events / elapsed, ...totals };
+  return { eventsPerSecond: totals.events / elapsed, ...totals, proxyCpuUsPerEvent };
 }
 
 export async function streamingThroughput(ctx: BenchContext): Promise<ScenarioResult> {
   if (!(await streamingWired(ctx))) return notWired('stream-throughput');
-  const direct = directUrl(ctx, BURST_ROUTE);
-  const via = gatewayUrl(ctx.gateway, 'sse');
-  const seconds = pick(ctx, 3, 1);
-  await burstRound(direct, pick(ctx, 1, 0.5), BURST_STREAMS);
-  await burstRound(via, pick(ctx, 1, 0.5), BURST_STREAMS);
-  const notes: string[] = [];
-  const one = async (url: string, label: string) => {
-    const r = await burstRound(url, seconds, BURST_STREAMS);
-    ctx.log(`  ${label}: ${fmt(r.eventsPerSecond)} events/s over ${r.streams} streams`);
-    if (r.badStreams > 0) notes.push(`${label}: ${r.badStreams} of ${r.streams} streams did not carry exactly ${BURST_EVENTS} result events`);
-    return r;
-  };
-  const measured = await alternate(pick(ctx, 3, 2), () => one(direct, 'direct'), () => one(via, 'gateway'));
-  const d = median(measured.a.map((r) => r.eventsPerSecond));
-  const g = median(measured.b.map((r) => r.eventsPerSecond));
-  return {
-    id: 'stream-throughput',
-    rows: [
-      {
-        scenario: `stream events/s, ${BURST_STREAMS} streams x ${BURST_EVENTS} events of 256 B`,
-        direct: fmt(d),
-        gateway: fmt(g),
-        ratio: (g / d).toFixed(2),
-        goal: '>= 0.80',
-        met: g / d >= 0.8,
-      },
-    ],
-    rounds: { seconds, streams: BURST_STREAMS, route: BURST_ROUTE, direct: measured.a, gateway: measured.b },
-    notes: [...notes, 'the upstream writes one event per socket write (as A2A servers do), as fast as backpressure allows'],
-  };
+  const route = `/${BURST_ROUTE}`;
+  const raw = await startSseRelay(ctx.upstream.port, route, 'raw');
+  const relay = await startSseRelay(ctx.upstream.port, route, 'validate').catch(async (err: unknown) => {
+    await raw.stop();
+    throw err;
+  });
+  try {
+    const sides: { id: string; label: string; url: string; proxy?: Child }[] = [
+      { id: 'direct', label: 'direct (no hop)', url: directUrl(ctx, BURST_ROUTE) },
+      { id: 'raw', label: 'raw byte passthrough', url: `http://127.0.0.1:${raw.port}/remotes/sse`, proxy: raw },
+      { id: 'relay', label: 'minimal validating relay', url: `http://127.0.0.1:${relay.port}/remotes/sse`, proxy: relay },
+      { id: 'gateway', label: 'a2a-egress', url: gatewayUrl(ctx.gateway, 'sse'), proxy: ctx.gateway },
+    ];
+    const perCaller = pick(ctx, 12, 3);
+    for (const s of sides) await burstRound(s.url, pick(ctx, 3, 1), BURST_STREAMS, s.proxy);
+    const notes: string[] = [];
+    const one = async (side: (typeof sides)[number]) => {
+      const r = await burstRound(side.url, perCaller, BURST_STREAMS, side.proxy);
+      ctx.log(`  ${side.label}: ${fmt(r.eventsPerSecond)} events/s over ${r.streams} streams, proxy CPU ${fmt(r.proxyCpuUsPerEvent)} µs/event`);
+      if (r.badStreams > 0) notes.push(`${side.label}: ${r.badStreams} of ${r.streams} streams did not carry exactly ${BURST_EVENTS} result events`);
+      return r;
+    };
+    const measured = await alternateMany(pick(ctx, 3, 2), sides.map((s) => () => one(s)));
+    const eps = (i: number) => median(measured[i]!.map((r) => r.eventsPerSecond));
+    const cpu = (i: number) => median(measured[i]!.map((r) => r.proxyCpuUsPerEvent));
+    const range = (i: number) => measured[i]!.map((r) => r.proxyCpuUsPerEvent);
+    const [d, , v, g] = [0, 1, 2, 3];
+    const events = perCaller * BURST_STREAMS * BURST_EVENTS;
+    return {
+      id: 'stream-throughput',
+      rows: [
+        {
+          scenario: `stream events/s, ${BURST_STREAMS} streams x ${BURST_EVENTS} events of 256 B`,
+          direct: fmt(eps(d)),
+          gateway: fmt(eps(g)),
+          ratio: (eps(g) / eps(d)).toFixed(2),
+          goal: '>= 0.80',
+          met: eps(g) / eps(d) >= 0.8,
+        },
+        {
+          scenario: 'stream CPU µs per event: gateway vs minimal validating relay',
+          direct: fmt(cpu(v)),
+          gateway: fmt(cpu(g)),
+          ratio: (cpu(g) / cpu(v)).toFixed(2),
+          goal: '<= 1.20',
+          met: cpu(g) / cpu(v) <= 1.2,
+        },
+      ],
+      tables: [
+        {
+          title: `SSE, ${BURST_STREAMS} callers x ${perCaller} streams x ${BURST_EVENTS} events of 256 B per round (${events.toLocaleString('en-US')} events), ${measured[0]!.length} alternating rounds (median, range of rounds)`,
+          header: ['peer', 'proxy CPU µs per event', 'events/s', '× direct'],
+          rows: sides.map((s, i) => [
+            s.label,
+            s.proxy ? `${fmt(cpu(i))} (${fmt(Math.min(...range(i)))}–${fmt(Math.max(...range(i)))})` : '— (no hop)',
+            fmt(eps(i)),
+            (eps(i) / eps(d)).toFixed(2),
+          ]),
+          notes: [
+            'raw byte passthrough: node:http + undici Pool.dispatch, each upstream chunk written to the caller as it comes (bench/sse-relay-hop.ts raw)',
+            'minimal validating relay: the same, but each event parsed as JSON and the caller id spliced in, nothing else (bench/sse-splice.ts)',
+          ],
+        },
+      ],
+      rounds: { perCaller, streams: BURST_STREAMS, route: BURST_ROUTE, ...Object.fromEntries(sides.map((s, i) => [s.id, measured[i]])) },
+      notes: [...notes, 'the upstream writes one event per socket write (as A2A servers do), as fast as backpressure allows'],
+    };
+  } finally {
+    await relay.stop();
+    await raw.stop();
+  }
 }
 
 interface LatencyRound {

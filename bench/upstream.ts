@@ -2,7 +2,9 @@
  * The bench's upstream A2A agent, run as its own process so it never shares an
  * event loop with the gateway or the load generator. Prints `{"port":N}` on
  * its first stdout line. Routes (all POST except /stats):
- *   /unary/<bytes>            one JSON-RPC reply, the caller's id, a Task result of that size
+ *   /unary/<bytes>            one JSON-RPC reply, the caller's id, a Task result of that size (0.3 shape;
+ *                             a SendMessageResponse in 1.0 ProtoJSON when the method is 1.0's `SendMessage`)
+ *   /unary/<bytes>/message:send  the HTTP+JSON binding: a SendMessageResponse body of that size
  *   /endless                  Content-Length 1 GiB, bytes forever (until the reader hangs up)
  *   /sse/<events>/<bytes>[/<batch>]  that many status-update events as fast as the socket takes
  *                             them, one socket write per event (or per <batch> events)
@@ -12,7 +14,7 @@
  *   GET /stats                {"served": calls answered so far, "open": open sockets}
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { replyBody, taskResultJson } from './bodies.js';
+import { replyBody, sendMessageResponseJson, taskResultJson } from './bodies.js';
 
 const GiB = 1024 ** 3;
 const FILLER = Buffer.alloc(64 * 1024, 'a');
@@ -20,13 +22,15 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 
 let served = 0;
 let open = 0;
-const resultCache = new Map<number, string>();
+const resultCache = new Map<string, string>();
 
-function resultOfSize(bytes: number): string {
-  let json = resultCache.get(bytes);
+/** Built once per shape and size: the upstream should cost the same for every peer, and little. */
+function cached(kind: 'v03' | 'v1', bytes: number): string {
+  const key = `${kind}:${bytes}`;
+  let json = resultCache.get(key);
   if (json === undefined) {
-    json = taskResultJson(bytes);
-    resultCache.set(bytes, json);
+    json = kind === 'v03' ? taskResultJson(bytes) : sendMessageResponseJson(bytes);
+    resultCache.set(key, json);
   }
   return json;
 }
@@ -40,11 +44,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function callerId(body: Buffer): unknown {
+function callerRequest(body: Buffer): { id: unknown; method: unknown } {
   try {
-    return (JSON.parse(body.toString('utf8')) as { id?: unknown }).id ?? null;
+    const parsed = JSON.parse(body.toString('utf8')) as { id?: unknown; method?: unknown };
+    return { id: parsed.id ?? null, method: parsed.method };
   } catch {
-    return null;
+    return { id: null, method: undefined };
   }
 }
 
@@ -70,8 +75,15 @@ function pump(res: ServerResponse, produce: () => string | Buffer | undefined, o
   step();
 }
 
-function unary(res: ServerResponse, id: unknown, bytes: number): void {
-  const body = replyBody(id, resultOfSize(bytes));
+function unary(res: ServerResponse, id: unknown, method: unknown, bytes: number): void {
+  const body = replyBody(id, cached(method === 'SendMessage' ? 'v1' : 'v03', bytes));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** HTTP+JSON `POST .../message:send`: the SendMessageResponse is the whole body. */
+function restSend(res: ServerResponse, bytes: number): void {
+  const body = cached('v1', bytes);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -149,12 +161,13 @@ async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.end(JSON.stringify({ served, open }));
     return;
   }
-  const id = callerId(await readBody(req));
+  const { id, method } = callerRequest(await readBody(req));
   served++;
   const n = (i: number) => Number(parts[i] ?? 0);
   switch (parts[0]) {
     case 'unary':
-      return unary(res, id, n(1) || 1024);
+      if (parts[parts.length - 1] === 'message:send') return restSend(res, n(1) || 1024);
+      return unary(res, id, method, n(1) || 1024);
     case 'endless':
       return endless(res);
     case 'sse':
