@@ -83,6 +83,8 @@ export function sealTicket(ring: PushKeyRing, ticket: PushTicket, random: (n: nu
 export function openTicket(ring: PushKeyRing, text: string): OpenedTicket {
   if (text.length === 0 || text.length > MAX_TICKET_CHARS || !BASE64URL.test(text)) return { ok: false, problem: 'malformed' };
   const bytes = Buffer.from(text, 'base64url');
+  // One text per ticket: base64 with unused trailing bits (or extra characters) decodes to the same bytes.
+  if (bytes.toString('base64url') !== text) return { ok: false, problem: 'malformed' };
   if (bytes.length < HEADER_BYTES + IV_BYTES + TAG_BYTES + 2 || bytes[0] !== TICKET_VERSION) return { ok: false, problem: 'malformed' };
   const key = ring.byId(bytes.subarray(1, HEADER_BYTES));
   if (!key) return { ok: false, problem: 'unknown-key' };
