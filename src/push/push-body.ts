@@ -82,12 +82,14 @@ export function checkPushBody(body: Buffer, policy: PushBodyPolicy): PushVerdict
   const schemaProblem = problemOf(value, policy.generation);
   if (schemaProblem !== undefined) return { ok: false, reason: 'PUSH_INVALID_EVENT', detail: schemaProblem };
 
-  const taskId = taskIdOf(value, policy.generation);
-  if (policy.taskId !== undefined && taskId !== policy.taskId) return { ok: false, reason: 'PUSH_TASK_MISMATCH' };
-
   const clean = cleanPush(value, policy.redactors);
   if (!clean.ok) return clean.detail === undefined ? { ok: false, reason: clean.reason } : { ok: false, reason: clean.reason, detail: clean.detail };
+  // The task as the remote wrote it (cleaning has refused camelCase/snake_case twins by now).
+  const taskId = taskIdOf(value, policy.generation);
+  if (policy.taskId !== undefined && taskId !== policy.taskId) return { ok: false, reason: 'PUSH_TASK_MISMATCH' };
   const changed = clean.cleaned > 0 || clean.redacted > 0;
+  // Defensive: cleaning only changes strings, and no string the schema constrains (enums) can be valid with
+  // what cleaning removes, so this holds today; it keeps holding if the schema gains formats.
   if (changed) {
     const problem = problemOf(clean.value, policy.generation);
     if (problem !== undefined) return { ok: false, reason: 'PUSH_INVALID_EVENT', detail: `once cleaned, ${problem}` };
