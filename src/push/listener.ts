@@ -226,11 +226,11 @@ export function ticketOf(path: string, basePath: string): string | undefined {
 export function presentedCredentials(req: Pick<IncomingMessage, 'headers'>): string[] {
   const presented: string[] = [];
   const authorization = req.headers.authorization;
-  if (typeof authorization === 'string') presented.push(/^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? authorization);
+  if (typeof authorization === 'string' && authorization.trim() !== '') presented.push(/^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? authorization);
   const token = req.headers['x-a2a-notification-token'];
   if (typeof token === 'string') presented.push(token.trim());
   else if (Array.isArray(token)) presented.push(...token);
-  return presented;
+  return presented.filter((p) => p !== '');
 }
 
 function acceptableMediaType(req: IncomingMessage): boolean {

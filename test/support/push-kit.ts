@@ -14,6 +14,7 @@ import { resolvePushConfig, type PushServerFile, type PushSettings } from '../..
 import type { DeliveryOptions } from '../../src/push/delivery.js';
 import { startPushListener, type PushListener } from '../../src/push/listener.js';
 import { PushMetrics } from '../../src/push/metrics.js';
+import { rewritePushRequest } from '../../src/push/outbound.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { closeServer, listenOnLoopback, readBody, recordRequest, trackConnections, type RecordedRequest } from './servers.js';
 
@@ -137,5 +138,37 @@ export function callOf(name: OperationName, generation: ProtocolGeneration, para
     service: { a2aVersion: generation, forwarded: {} },
     caller: { binding: 'jsonrpc', jsonRpcId: 1, requestId: 'r1' },
     rawJsonRpcBody: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: OPERATIONS[name].jsonrpc[generation], params })),
+  };
+}
+
+export interface MintedConfig {
+  /** The gateway webhook URL the remote was given. */
+  readonly url: string;
+  /** The credential the gateway minted for it. */
+  readonly credential: string;
+}
+
+/** A config as a remote holds it after the outbound rewrite (1.0 CreateTaskPushNotificationConfig by default). */
+export function mintConfig(settings: PushSettings, receiverUrl: string, opts: { taskId?: string; generation?: ProtocolGeneration; remote?: string; remoteGeneration?: ProtocolGeneration; nowMs?: number; auth?: boolean } = {}): MintedConfig {
+  const generation = opts.generation ?? '1.0';
+  const config = { url: receiverUrl, token: 'caller-token-123', ...(opts.auth === false ? {} : { authentication: generation === '1.0' ? { scheme: 'Bearer', credentials: 'local-agent-secret' } : { schemes: ['Bearer'], credentials: 'local-agent-secret' } }) };
+  const taskId = opts.taskId ?? 'task-1';
+  const call = generation === '1.0'
+    ? callOf('CreateTaskPushNotificationConfig', '1.0', { taskId, ...config }, opts.remote)
+    : callOf('CreateTaskPushNotificationConfig', '0.3', { taskId, pushNotificationConfig: config }, opts.remote);
+  const r = rewritePushRequest(call, { push: settings, nowMs: opts.nowMs ?? Date.now(), ...(opts.remoteGeneration ? { remoteGeneration: opts.remoteGeneration } : {}) });
+  if (r.kind !== 'rewritten') throw new Error(`not rewritten: ${JSON.stringify(r)}`);
+  const c = (generation === '1.0' ? r.call.params : r.call.params.pushNotificationConfig) as { url: string; token: string };
+  return { url: c.url, credential: c.token };
+}
+
+/** A 1.0 status update push about `taskId` with `text` as the agent's message. */
+export function statusPush(text: string, taskId = 'task-1', state = 'TASK_STATE_WORKING'): Record<string, unknown> {
+  return {
+    statusUpdate: {
+      taskId,
+      contextId: 'ctx-1',
+      status: { state, message: { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_AGENT', parts: [{ text }] } },
+    },
   };
 }
