@@ -58,9 +58,8 @@ export async function startPushListener(deps: PushListenerDeps): Promise<PushLis
   const rate = new ConfigRateLimiter(settings.rate, MAX_RATE_BUCKETS);
   const window = new RedeliveryWindow(settings.dedupe.windowMs, settings.dedupe.maxEntries);
   const redactors = new Map<string, Redactor>();
-  let metrics: PushMetrics | undefined;
   const delivery = new PushDelivery(settings.delivery, (report) => onDelivered(report), deps.delivery);
-  metrics = deps.metrics?.(() => delivery.queuedItems);
+  const metrics: PushMetrics | undefined = deps.metrics?.(() => delivery.queuedItems);
   let inFlight = 0;
   let closing = false;
 
@@ -72,15 +71,15 @@ export async function startPushListener(deps: PushListenerDeps): Promise<PushLis
     else logger.warn(line, 'push not delivered');
   }
 
-  const minted = (ticketText: string, key: Parameters<typeof mintCredential>[0]): { credential: string; redactor: Redactor } => {
-    const credential = mintCredential(key, ticketText);
+  /** The minted credential's redactor, built (regexes compiled) only for an authenticated push, cached per config. */
+  const redactorFor = (credential: string): Redactor => {
     let redactor = redactors.get(credential);
     if (!redactor) {
       redactor = new Redactor([credential]);
       redactors.set(credential, redactor);
       if (redactors.size > MAX_CACHED_REDACTORS) redactors.delete(redactors.keys().next().value!);
     }
-    return { credential, redactor };
+    return redactor;
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -116,7 +115,7 @@ export async function startPushListener(deps: PushListenerDeps): Promise<PushLis
     remote = ticket.remote;
     if (ticketExpired(ticket, now(), settings.maxConfigAgeSeconds)) return refuse('PUSH_CONFIG_EXPIRED');
 
-    const { credential, redactor } = minted(ticketText, opened.key);
+    const credential = mintCredential(opened.key, ticketText);
     const presented = presentedCredentials(req);
     if (presented.length === 0) return refuse('PUSH_CREDENTIAL_MISSING', { 'www-authenticate': 'Bearer' });
     // Every presented value is compared (no early exit on the first): all must match.
@@ -144,7 +143,7 @@ export async function startPushListener(deps: PushListenerDeps): Promise<PushLis
         maxBytes: settings.maxBodyBytes,
         maxJsonDepth: settings.maxJsonDepth,
         taskId: ticket.taskId,
-        redactors: remoteRedactor ? [redactor, remoteRedactor] : [redactor],
+        redactors: remoteRedactor ? [redactorFor(credential), remoteRedactor] : [redactorFor(credential)],
       });
       if (!verdict.ok) return refuse(verdict.reason, {}, verdict.detail);
       if (verdict.cleaned > 0) metrics?.cleaned.inc({ remote, kind: 'sanitized' }, verdict.cleaned);

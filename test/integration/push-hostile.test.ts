@@ -48,7 +48,7 @@ t.test('hostile pushes: refused with their reason, or cleaned; nothing bad reach
 
   // --- who may push ---
   await refused('no credential', post(config, JSON.stringify(statusPush('x')), { authorization: '' }), 401, 'PUSH_CREDENTIAL_MISSING');
-  await refused('wrong credential', post(config, JSON.stringify(statusPush('x')), { authorization: `Bearer ${config.credential.slice(0, -1)}A` }), 401, 'PUSH_CREDENTIAL_INVALID');
+  await refused('wrong credential', post(config, JSON.stringify(statusPush('x')), { authorization: `Bearer ${config.credential.slice(0, -1)}${config.credential.endsWith('A') ? 'B' : 'A'}` }), 401, 'PUSH_CREDENTIAL_INVALID');
   await refused("another config's credential", post(config, JSON.stringify(statusPush('x')), { authorization: `Bearer ${other.credential}` }), 401, 'PUSH_CREDENTIAL_INVALID');
   await refused('Basic instead of Bearer', post(config, JSON.stringify(statusPush('x')), { authorization: `Basic ${config.credential}` }), 401, 'PUSH_CREDENTIAL_INVALID');
   await refused('right bearer, wrong token header', post(config, JSON.stringify(statusPush('x')), { 'x-a2a-notification-token': 'nope' }), 401, 'PUSH_CREDENTIAL_INVALID');

@@ -193,7 +193,7 @@ t.test('unreadable gateway configs: refused alone, left out of a list; echoed cr
   const retired = restorePushReply({ remote: 'weather', operation: OPERATIONS.GetTaskPushNotificationConfig, generation: '1.0' }, result(sent), otherGateway);
   t.match(retired, { kind: 'refused', error: { reason: 'PUSH_CONFIG_UNREADABLE', code: -32006 } }, 'sealed under a key no longer held');
   const url = sent.url as string;
-  t.match(get({ ...sent, url: `${url.slice(0, -2)}xx` }), { kind: 'refused', error: { reason: 'PUSH_CONFIG_UNREADABLE' } }, 'altered');
+  t.match(get({ ...sent, url: `${url.slice(0, -2)}${url.endsWith('xx') ? 'yy' : 'xx'}` }), { kind: 'refused', error: { reason: 'PUSH_CONFIG_UNREADABLE' } }, 'altered');
   t.match(get(sent, '1.0', 'news'), { kind: 'refused', error: { reason: 'PUSH_CONFIG_UNREADABLE' } }, "another remote's ticket is never opened for this one");
   t.match(get({ ...sent, taskId: 'task-2' }), { kind: 'refused', error: { reason: 'PUSH_CONFIG_UNREADABLE' } }, 'another task');
   const list = restorePushReply({ remote: 'weather', operation: OPERATIONS.ListTaskPushNotificationConfigs, generation: '1.0' }, result({ configs: [sent, { ...sent, url: `${url}x` }] }), push);
