@@ -107,6 +107,12 @@ export const gatewayErrors = {
   INVALID_RESPONSE_MESSAGE: { code: Code.InvalidAgentResponse, message: "remote sent a body that is not the operation's response message" },
   NOT_AN_EVENT_STREAM: { code: Code.InvalidAgentResponse, message: 'remote answered a streaming call with a body that is not an event stream' },
 
+  // --- push notification configs (server.push) ---
+  PUSH_NOT_ENABLED: { code: Code.PushNotificationNotSupported, message: 'this gateway does not carry push notifications (server.push is not configured)' },
+  PUSH_TARGET_NOT_ALLOWED: { code: Code.InvalidParams, message: 'push notification URL is not an allowed local target' },
+  PUSH_CONFIG_TOO_LARGE: { code: Code.InvalidParams, message: 'push notification config is too large to carry through the gateway' },
+  PUSH_CONFIG_UNREADABLE: { code: Code.InvalidAgentResponse, message: 'remote returned a push notification config the gateway cannot read back (made under a retired key, or altered)' },
+
   // --- transport (A2A defines none: -32603 is what typed clients map to a transport error) ---
   UPSTREAM_TIMEOUT: { code: Code.InternalError, message: 'remote did not answer in time' },
   UPSTREAM_CONNECT_TIMEOUT: { code: Code.InternalError, message: 'could not connect to the remote in time' },

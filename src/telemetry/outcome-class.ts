@@ -30,6 +30,8 @@ const BY_REASON: Readonly<Record<string, OutcomeClass>> = {
   GATEWAY_ERROR: 'gateway_error',
   GATEWAY_SHUTDOWN: 'gateway_error',
   CALLER_CLOSED: 'caller_closed',
+  // A2A's PushNotificationNotSupported (-32003), answered by the gateway itself: the caller asked for what it does not carry.
+  PUSH_NOT_ENABLED: 'caller_error',
 };
 
 const CALLER_CODES: ReadonlySet<number> = new Set([Code.ParseError, Code.InvalidRequest, Code.MethodNotFound, Code.InvalidParams]);

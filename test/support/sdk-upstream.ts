@@ -22,6 +22,7 @@ import {
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { createLegacyAwarePushNotificationSender } from '@a2a-js/sdk/compat/v0_3/server';
 import { TestAgentExecutor } from './sdk-agent.js';
 import { closeServer, listenOnLoopback, trackConnections, type RecordedRequest } from './servers.js';
 
@@ -54,7 +55,8 @@ export interface SdkUpstreamOptions {
    * Also speak A2A 0.3 (SDK `legacyCompat`): a request with `A2A-Version: 0.3`
    * or none at all is served as 0.3 (`message/send`, ...), and the card gains
    * a second, 0.3 JSONRPC interface at the same URL. Default false: such
-   * requests get -32009 VersionNotSupported.
+   * requests get -32009 VersionNotSupported. Push configs registered over
+   * 0.3 then get 0.3 payloads (the SDK's legacy-aware push sender).
    */
   legacyCompat?: boolean;
   /** Last word on the card (e.g. add a gRPC interface, long descriptions, signatures). */
@@ -155,7 +157,12 @@ export async function startSdkUpstream(opts: SdkUpstreamOptions = {}): Promise<S
     executor,
     new DefaultExecutionEventBusManager(),
     pushStore,
-    pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: 1000 }) : undefined,
+    // With 0.3 served too, a config registered over 0.3 gets 0.3 payloads (as the SDK's compat layer intends).
+    pushStore
+      ? legacyCompat.enabled
+        ? createLegacyAwarePushNotificationSender(pushStore, { timeout: 1000 })
+        : new DefaultPushNotificationSender(pushStore, { timeout: 1000 })
+      : undefined,
     // A function: the SDK hands a plain card only to authenticated users, and these tests have none.
     extendedCard ? async () => extendedCard : undefined,
   );

@@ -29,6 +29,10 @@ t.test('the classes an operator branches on', async (t) => {
     ['GATEWAY_ERROR', 'gateway_error'],
     ['GATEWAY_SHUTDOWN', 'gateway_error'],
     ['CALLER_CLOSED', 'caller_closed'],
+    ['PUSH_NOT_ENABLED', 'caller_error'],
+    ['PUSH_TARGET_NOT_ALLOWED', 'caller_error'],
+    ['PUSH_CONFIG_TOO_LARGE', 'caller_error'],
+    ['PUSH_CONFIG_UNREADABLE', 'invalid_response'],
   ];
   for (const [reason, cls] of cases) t.equal(outcomeClass(reason), cls, reason);
   t.equal(outcomeClass('SOMETHING_NEW'), 'other', 'an unknown outcome stays bounded');
