@@ -16,6 +16,16 @@ export interface RewriteOptions {
   readonly gatewayRemoteUrl: string;
   /** Bound for each text member after sanitizing (UTF-8 bytes). */
   readonly maxCardTextBytes: number;
+  /**
+   * Where HTTP+JSON callers reach this remote through the gateway (no trailing slash, as the SDK clients
+   * use it); unset: HTTP+JSON interfaces are dropped like any binding the gateway does not carry.
+   */
+  readonly httpJsonUrl?: string | undefined;
+  /**
+   * 1.0 cards: also list the bindings the gateway serves for this remote that its card lacks (it transcodes),
+   * after the remote's own. Only when the card has at least one interface the gateway carries.
+   */
+  readonly advertise?: { readonly jsonrpc: boolean; readonly httpJson: boolean } | undefined;
 }
 
 /** The card cannot be served (no usable interface, a hostile URL). `problem` is gateway-written. */
@@ -30,6 +40,7 @@ export class CardProblemError extends Error {
 }
 
 export const JSONRPC = 'JSONRPC';
+export const HTTP_JSON = 'HTTP+JSON';
 
 /** Skill bounds: a card with more skills than this is truncated, not refused. */
 export const MAX_SKILLS = 100;
@@ -144,23 +155,35 @@ function rewriteSkill(skill: Record<string, unknown>, max: number): Record<strin
 }
 
 const NO_INTERFACE = "card offers no JSON-RPC interface on the configured remote's origin";
+const NO_V10_INTERFACE = "card offers no JSON-RPC or HTTP+JSON interface on the configured remote's origin";
 
 function rewriteV10Interfaces(value: unknown, opts: RewriteOptions): Record<string, unknown>[] {
   const kept = new Map<string, Record<string, unknown>>();
+  const gatewayUrl = (binding: unknown): string | undefined =>
+    binding === JSONRPC ? opts.gatewayRemoteUrl : binding === HTTP_JSON ? opts.httpJsonUrl : undefined;
   for (const raw of Array.isArray(value) ? value : []) {
     if (!isRecord(raw) || kept.size >= MAX_INTERFACES) continue;
     const entry = foldAliases(raw, new Set(['url', 'protocolBinding', 'protocolVersion', 'tenant']));
-    // gRPC and HTTP+JSON are not carried by the gateway yet; other origins would bypass it.
-    if (entry.protocolBinding !== JSONRPC || !sameOrigin(entry.url, opts.remoteUrl)) continue;
-    const rewritten: Record<string, unknown> = { url: opts.gatewayRemoteUrl, protocolBinding: JSONRPC };
+    // gRPC is put back by its own module (bindings/grpc/card-interfaces.ts); other origins would bypass the gateway.
+    const url = gatewayUrl(entry.protocolBinding);
+    if (url === undefined || !sameOrigin(entry.url, opts.remoteUrl)) continue;
+    const rewritten: Record<string, unknown> = { url, protocolBinding: entry.protocolBinding };
     const version = cleanText(entry.protocolVersion, 32);
     if (version) rewritten.protocolVersion = version;
     const tenant = cleanText(entry.tenant, opts.maxCardTextBytes);
     if (tenant) rewritten.tenant = tenant;
     kept.set(JSON.stringify(rewritten), rewritten);
   }
-  if (kept.size === 0) throw new CardProblemError(`supportedInterfaces: ${NO_INTERFACE}`);
-  return [...kept.values()];
+  if (kept.size === 0) throw new CardProblemError(`supportedInterfaces: ${opts.httpJsonUrl === undefined ? NO_INTERFACE : NO_V10_INTERFACE}`);
+  const list = [...kept.values()];
+  const first = list[0]!;
+  const advertised = (binding: string, url: string | undefined): void => {
+    if (url === undefined || list.some((e) => e.protocolBinding === binding)) return;
+    list.push({ ...first, url, protocolBinding: binding });
+  };
+  if (opts.advertise?.jsonrpc) advertised(JSONRPC, opts.gatewayRemoteUrl);
+  if (opts.advertise?.httpJson) advertised(HTTP_JSON, opts.httpJsonUrl);
+  return list;
 }
 
 /** 0.3: `url` + `preferredTransport` (default JSONRPC) is one interface, `additionalInterfaces` the others. */

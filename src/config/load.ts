@@ -130,6 +130,8 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
             },
           }
         : {}),
+      binding: remote.binding ?? 'auto',
+      advertiseBindings: remote.advertiseBindings ?? true,
       tls: resolveTls(name, remote.tls, locate),
       timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },

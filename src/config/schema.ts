@@ -149,10 +149,22 @@ export const RemoteSchema = Type.Object(
       }),
     ),
     listen: Type.Optional(ListenSchema),
+    binding: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('jsonrpc'), Type.Literal('http+json')], {
+        description:
+          'what the gateway speaks to the remote: auto = for HTTP+JSON callers the first interface of the remote’s card (same origin as url) the gateway carries, JSON-RPC at url without a card; JSON-RPC callers keep JSON-RPC at url. jsonrpc or http+json: url is that binding’s endpoint (default: auto)',
+      }),
+    ),
+    advertiseBindings: Type.Optional(
+      Type.Boolean({ description: 'the rewritten card lists every binding the gateway serves for this remote (JSON-RPC and HTTP+JSON), also those the remote lacks (default: true)' }),
+    ),
     ...Type.Partial(Type.Object(PolicyProperties)).properties,
   },
   { additionalProperties: false },
 );
+
+/** What the gateway speaks to a remote (remotes.<name>.binding). */
+export type UpstreamBindingChoice = 'auto' | 'jsonrpc' | 'http+json';
 
 export const REMOTE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$';
 
@@ -236,6 +248,10 @@ export interface RemoteConfig {
   readonly methods: ReadonlySet<string>;
   /** A listener of the remote's own (`remotes.<name>.listen`); read at start-up only. */
   readonly listen?: ListenConfig;
+  /** `remotes.<name>.binding`: what the gateway speaks upstream (src/routes/upstream-binding.ts). */
+  readonly binding: UpstreamBindingChoice;
+  /** `remotes.<name>.advertiseBindings`: the card lists every binding served for this remote. */
+  readonly advertiseBindings: boolean;
   /** TLS options with files already read; handed to undici's connector as-is. */
   readonly tls: ResolvedTls;
   readonly timeouts: Readonly<Timeouts>;

@@ -1,5 +1,5 @@
 /** What every call path needs from the gateway around it. */
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
@@ -18,11 +18,18 @@ export interface GatewayContext {
   readonly shutdown: AbortSignal;
   /** Aborted when shutdown's drainMs is up: unary calls still running answer GATEWAY_SHUTDOWN. */
   readonly drainEnd: AbortSignal;
+  /**
+   * The interfaces of a remote's card in its order (binding, url), through the gateway's card cache;
+   * undefined when there is no usable card. `remotes.<name>.binding: auto` reads it (routes/upstream-binding.ts).
+   */
+  readonly cardInterfaces?: (remote: RemoteConfig) => Promise<readonly { readonly binding: string; readonly url: string }[] | undefined>;
 }
 
 /** One line per call: what the log and the metrics record. */
 export interface CallLog {
   remote: string;
+  /** The caller's binding, when it is not JSON-RPC (whose log lines stay as they were). */
+  binding?: string;
   method?: string;
   upstreamStatus?: number;
   outcome: string;

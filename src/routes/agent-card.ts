@@ -18,6 +18,7 @@ import type { Redactor } from '../envelope/redact.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { UpstreamPools } from '../upstream/pools.js';
 import { cardCacheControl, cardEtag, cardVary, notModified } from './card-caching.js';
+import { cardRewriteOptions } from './card-interfaces.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 
 export type { FetchCard, FetchedCardResponse } from '../a2a/card-fetch.js';
@@ -177,11 +178,7 @@ async function serveCard(
 
   let card: Record<string, unknown>;
   try {
-    card = rewriteCard(source, cached.card.generation, {
-      remoteUrl: remote.url,
-      gatewayRemoteUrl: mount.baseUrl(request, config.server, remote),
-      maxCardTextBytes: remote.limits.maxCardTextBytes,
-    });
+    card = rewriteCard(source, cached.card.generation, cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote)));
   } catch (err) {
     if (!(err instanceof CardProblemError)) throw err;
     request.log.warn({ requestId: request.id, remote: remote.name, reason: err.reason }, 'agent card cannot be served');

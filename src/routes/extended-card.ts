@@ -8,15 +8,12 @@ import { serializeResultJson } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
 import type { GatewayContext } from '../proxy/context.js';
 import type { ResultRewrite } from '../proxy/unary.js';
+import { cardRewriteOptions } from './card-interfaces.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 
 export function cardResultRewrite(ctx: GatewayContext, mount: RemoteMount = sharedMount): ResultRewrite {
   return (result, { request, remote, callerId, caller }) => {
-    const rewritten = rewriteExtendedCardResult(result, {
-      remoteUrl: remote.url,
-      gatewayRemoteUrl: mount.baseUrl(request, ctx.config().server, remote),
-      maxCardTextBytes: remote.limits.maxCardTextBytes,
-    });
+    const rewritten = rewriteExtendedCardResult(result, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote)));
     if (!rewritten.ok) return fail(callerId, rewritten.reason, { remote: remote.name, httpStatus: 200, caller }, rewritten.problem);
     return { json: serializeResultJson(callerId, JSON.stringify(rewritten.card)), outcome: 'ok', result: rewritten.card };
   };

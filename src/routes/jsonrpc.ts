@@ -34,6 +34,16 @@ export interface JsonRpcRouteOptions {
   readonly mount?: RemoteMount;
   /** Applied to results of methods that return an agent card (the extended card). */
   readonly cardResultRewrite?: ResultRewrite;
+  /** The HTTP+JSON binding's POSTs share this route's path; requests it owns are handed over (routes/http-json.ts). */
+  readonly rest?: RestHandover;
+}
+
+export interface RestHandover {
+  /** True for a request of the HTTP+JSON binding (a POST to one of its paths). */
+  owns(request: FastifyRequest): boolean;
+  handle(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** A refusal before the handler ran, in the binding's own shape. */
+  refuse(request: FastifyRequest, reply: FastifyReply, reason: Reason, headers?: Record<string, string>): void;
 }
 
 export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOptions): Promise<void> {
@@ -48,6 +58,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
   );
 
   const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
+    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason, headers);
     const name = mount.remoteName(request);
     const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
     const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
@@ -76,7 +87,10 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     refuseEarly(request, reply, reason);
   });
 
-  const handler = (request: FastifyRequest, reply: FastifyReply) => handleCall(request, reply, mount, opts);
+  const rest = opts.rest;
+  const handler = rest
+    ? (request: FastifyRequest, reply: FastifyReply) => (rest.owns(request) ? rest.handle(request, reply) : handleCall(request, reply, mount, opts))
+    : (request: FastifyRequest, reply: FastifyReply) => handleCall(request, reply, mount, opts);
   app.post(mount.prefix === '' ? '/' : mount.prefix, handler);
   app.post(`${mount.prefix}/*`, handler);
 }

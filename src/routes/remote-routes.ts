@@ -4,7 +4,7 @@
  * root of each remote's own listener. A binding added later registers here
  * and so works on both forms at once.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CardCache } from '../a2a/card-cache.js';
 import type { ValidCard } from '../a2a/card-source.js';
 import type { FetchCard } from '../a2a/card-fetch.js';
@@ -12,7 +12,8 @@ import type { CallerCheck } from '../policy/caller-auth.js';
 import type { GatewayContext } from '../proxy/context.js';
 import { agentCardRoutes, type AgentCardRouteOptions } from './agent-card.js';
 import { cardResultRewrite } from './extended-card.js';
-import { callerAuthHook, jsonRpcRoutes } from './jsonrpc.js';
+import { callerAuthHook, jsonRpcRoutes, type RestHandover } from './jsonrpc.js';
+import { handleRestCall, httpJsonRoutes, isRestPostPath, refuseRest } from './http-json.js';
 import type { RemoteMount } from './remote-mount.js';
 
 export interface RemoteRoutesOptions {
@@ -31,11 +32,25 @@ export interface RemoteRoutesOptions {
 export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
   const { ctx, mount } = opts;
   const callerAuth = opts.callerAuth;
+  const restOptions = { ctx, mount };
+  const rest: RestHandover = {
+    owns: (request) => request.method === 'POST' && isRestPostPath(request.raw.url ?? ''),
+    handle: (request, reply) => handleRestCall(request, reply, restOptions),
+    refuse: (request, reply, reason, headers) => refuseRest(ctx, mount, request, reply, reason, headers),
+  };
   if (callerAuth) {
     const check = callerAuthHook(ctx, (authorization) => callerAuth()?.(authorization) ?? true);
-    app.addHook('onRequest', async (request, reply) => (callerAuth() ? check(request, reply) : undefined));
+    app.addHook('onRequest', async (request, reply) => {
+      const verdict = callerAuth();
+      if (!verdict) return undefined;
+      if (!isRestRequest(request, rest)) return check(request, reply);
+      if (verdict(request.headers.authorization)) return undefined;
+      refuseRest(ctx, mount, request, reply, 'UNAUTHENTICATED', { 'www-authenticate': 'Bearer realm="a2a-egress"' });
+      return reply;
+    });
   }
-  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount) });
+  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount), rest });
+  await app.register(httpJsonRoutes, restOptions);
   await app.register(agentCardRoutes, {
     config: () => ctx.config(),
     mount,
@@ -48,4 +63,10 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
       count: (remote, n) => ctx.metrics.redactions.inc({ remote, path: 'card' }, n),
     },
   });
+}
+
+/** A request of the HTTP+JSON binding: its POSTs, and every GET or DELETE that is not a card. */
+function isRestRequest(request: FastifyRequest, rest: RestHandover): boolean {
+  if (request.method === 'GET' || request.method === 'DELETE') return !(request.raw.url ?? '').includes('/.well-known/');
+  return rest.owns(request);
 }

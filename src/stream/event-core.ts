@@ -11,7 +11,7 @@ import { fail, normalizePolicyOf, type NormalizePolicy } from '../envelope/norma
 import type { Redactor } from '../envelope/redact.js';
 import type { Limits, RemoteConfig } from '../config/schema.js';
 import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
-import { SseParser, type SseItem } from './sse-parser.js';
+import { SseParser, type SseEvent, type SseItem } from './sse-parser.js';
 
 export interface OutputEvent {
   /** The exact text to write: `data: <one-line JSON>\n\n`. */
@@ -85,8 +85,13 @@ abstract class CoreBase implements RelayCore {
 
   stop(reason: Reason, detail?: string): OutputEvent[] {
     if (this.finished) return [];
+    return [this.finish(this.stopOutput(reason, detail))];
+  }
+
+  /** The final event of an ending the gateway causes (a subclass writes it in another binding). */
+  protected stopOutput(reason: Reason, detail?: string): OutputEvent {
     const ctx = { remote: this.ctx.policy.remote, httpStatus: this.ctx.httpStatus, caller: this.ctx.policy.caller };
-    return [this.finish(toOutput(fail(this.ctx.callerId, reason, ctx, detail).json, reason, true))];
+    return toOutput(fail(this.ctx.callerId, reason, ctx, detail).json, reason, true);
   }
 
   protected finish(event: OutputEvent): OutputEvent {
@@ -151,9 +156,14 @@ export class EventRelayCore extends CoreBase {
       out.push(...this.stop('STREAM_TOO_MANY_EVENTS', `more than ${this.opts.remote.limits.maxStreamEvents} events`));
       return false;
     }
-    const n = normalizeEvent(item, this.ctx, this.upstreamEvents);
-    const event = toOutput(n.json, n.outcome, n.final, n.redactions);
-    out.push(n.final ? this.finish(event) : event);
-    return !n.final;
+    const event = this.eventOutput(item, this.upstreamEvents);
+    out.push(event.final ? this.finish(event) : event);
+    return !event.final;
+  }
+
+  /** One upstream event, normalized and written for the caller (a subclass reads and writes other bindings). */
+  protected eventOutput(item: SseEvent, index: number): OutputEvent {
+    const n = normalizeEvent(item, this.ctx, index);
+    return toOutput(n.json, n.outcome, n.final, n.redactions);
   }
 }

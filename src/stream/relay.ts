@@ -45,6 +45,8 @@ export interface StreamRelayOptions {
   buffer?: { resize(bytes: number): boolean; release(): void };
   /** A bug caught inside the relay (it never throws): the caller logs and counts it. Must not throw. */
   onInternalError?: (err: unknown) => void;
+  /** The core that reads and writes the events (default: JSON-RPC in and out, EventRelayCore from these options). */
+  core?: RelayCore;
 }
 
 export interface StreamOutcome {
@@ -117,7 +119,7 @@ class StreamRelay {
         caller: this.opts.caller,
         redactor: this.opts.redactor,
       };
-      const core = new EventRelayCore(coreOptions);
+      const core = this.opts.core ?? new EventRelayCore(coreOptions);
       this.core = core;
       // Only event streams are relayed; anything else reaching here is a bug upstream of the relay, said once.
       if (!isEventStream(this.up)) return this.emit(core.stop('INVALID_RESPONSE', 'not an event stream'));

@@ -1,0 +1,25 @@
+/**
+ * The HTTP+JSON binding as an upstream codec for the call runner
+ * (src/core/upstream-codec.ts): the request builder and the normalizers of
+ * this folder behind one object. Pure.
+ */
+import type { UpstreamCodec } from '../../core/upstream-codec.js';
+import { buildRestUpstreamRequest } from './upstream-request.js';
+import { normalizeRestEvent, normalizeRestStreamRefusal, streamReplyKind } from './upstream-events.js';
+import { normalizeRestReply, type RestNormalizePolicy } from './upstream-reply.js';
+import type { CodecPolicy } from '../../core/upstream-codec.js';
+import type { A2ACall } from '../../core/call.js';
+
+function restPolicy(call: A2ACall, policy: CodecPolicy): RestNormalizePolicy {
+  const { checkResult: check, ...rest } = policy;
+  return check === undefined ? rest : { ...rest, checkResult: (_operation, result) => check(call, result) };
+}
+
+export const httpJsonUpstreamCodec: UpstreamCodec = {
+  binding: 'http+json',
+  request: (call, base) => buildRestUpstreamRequest(call, base),
+  reply: (call, reply, policy) => normalizeRestReply(call.operation, reply, restPolicy(call, policy)),
+  isEventStream: (status, contentType) => streamReplyKind(status, contentType) === 'events',
+  streamRefusal: (call, reply, policy) => normalizeRestStreamRefusal(call.operation, reply, restPolicy(call, policy)),
+  event: (call, event, policy, httpStatus, index) => normalizeRestEvent(call.operation, event, { policy: restPolicy(call, policy), httpStatus }, index),
+};

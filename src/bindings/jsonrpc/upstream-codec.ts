@@ -1,0 +1,95 @@
+/**
+ * JSON-RPC as an upstream codec for the call runner (src/core/upstream-codec.ts):
+ * an A2ACall from any caller binding → a JSON-RPC request for the remote,
+ * and the remote's reply or events → Outcomes, read by the JSON-RPC path's
+ * own normalizer (src/envelope/normalize.ts, src/stream/event-normalize.ts),
+ * so every rule it applies (id check, one of result/error, typed codes,
+ * sanitized bounded text, kept details, A2A ErrorInfo) holds for transcoded
+ * calls too. Its envelope is then read back into an Outcome: the result's
+ * bytes as the remote sent them, the error's parts as the normalizer wrote
+ * them. Pure.
+ *
+ * What a JSON-RPC remote's error loses for an HTTP+JSON caller: its HTTP
+ * status (JSON-RPC errors travel with 200) — the caller's status comes from
+ * the error code (spec §5.4).
+ */
+import type { A2ACall } from '../../core/call.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, type ErrorOutcome, type Outcome, type StreamItem } from '../../core/outcome.js';
+import type { CodecPolicy, UpstreamCodec } from '../../core/upstream-codec.js';
+import type { Reason } from '../../envelope/codes.js';
+import { normalizeReply, type Normalized } from '../../envelope/normalize.js';
+import { normalizeEvent } from '../../stream/event-normalize.js';
+import { gatewayErrorOutcome } from '../error-outcome.js';
+
+/** The id of every request the gateway makes on a caller's behalf (the caller's own id, if any, is the caller codec's). */
+const UPSTREAM_ID = 1;
+const RESULT_PREFIX = `{"jsonrpc":"2.0","id":${UPSTREAM_ID},"result":`;
+
+function requestBody(call: A2ACall, method: string): string {
+  return `{"jsonrpc":"2.0","id":${UPSTREAM_ID},"method":${JSON.stringify(method)},"params":${call.paramsJson}}`;
+}
+
+/** An envelope the normalizer wrote (gateway bytes, parsed safely) → the Outcome it means. */
+export function outcomeOfEnvelope(normalized: Pick<Normalized, 'json' | 'outcome'>, result?: unknown): Outcome {
+  if (normalized.outcome === 'ok') {
+    const json = normalized.json.startsWith(RESULT_PREFIX) ? normalized.json.slice(RESULT_PREFIX.length, -1) : JSON.stringify(result);
+    return { kind: 'result', json, value: result };
+  }
+  const envelope = JSON.parse(normalized.json) as { error: { code: number; message: string; data?: unknown } };
+  const { code, message, data } = envelope.error;
+  let metadata: Record<string, string> = {};
+  let a2a: ErrorOutcome['a2a'];
+  const details: ErrorDetail[] = [];
+  for (const item of Array.isArray(data) ? (data as Record<string, unknown>[]) : []) {
+    const isInfo = item['@type'] === ERROR_INFO_TYPE;
+    if (isInfo && item.domain === GATEWAY_ERROR_DOMAIN) metadata = (item.metadata ?? {}) as Record<string, string>;
+    else if (isInfo && item.domain === A2A_ERROR_DOMAIN && a2a === undefined) a2a = { reason: String(item.reason), metadata: (item.metadata ?? {}) as Record<string, string> };
+    else details.push(item as ErrorDetail);
+  }
+  return { kind: 'error', code, message, reason: normalized.outcome as Reason | 'REMOTE_ERROR', metadata, ...(a2a ? { a2a } : {}), details };
+}
+
+function checked(call: A2ACall, outcome: Outcome, policy: CodecPolicy, httpStatus: number): Outcome {
+  if (outcome.kind !== 'result' || !policy.checkResult) return outcome;
+  const problem = policy.checkResult(call, outcome.value);
+  return problem === undefined ? outcome : gatewayErrorOutcome('INVALID_RESULT', { remote: policy.remote, httpStatus }, problem);
+}
+
+export const jsonRpcUpstreamCodec: UpstreamCodec = {
+  binding: 'jsonrpc',
+  request(call, base) {
+    const method = call.operation.jsonrpc[call.generation];
+    if (method === undefined) {
+      return { ok: false, error: gatewayErrorOutcome('UNSUPPORTED_BINDING_VERSION', { remote: call.remote }, `A2A ${call.generation} JSON-RPC has no ${call.operation.name}`) };
+    }
+    const headers: Record<string, string> = {
+      ...call.service.forwarded,
+      'content-type': 'application/json',
+      accept: call.operation.streaming ? 'text/event-stream' : 'application/json',
+    };
+    // A 1.0 method name means nothing to a server that reads a missing version as 0.3 (spec §3.6.2).
+    const version = call.service.a2aVersion ?? (call.generation === '1.0' ? '1.0' : undefined);
+    if (version !== undefined) headers['a2a-version'] = version;
+    if (call.service.extensions !== undefined) headers['a2a-extensions'] = call.service.extensions;
+    return { ok: true, request: { method: 'POST', path: base.pathname + base.search, headers, body: requestBody(call, method) } };
+  },
+  reply(call, reply, policy) {
+    const normalized = normalizeReply(reply, UPSTREAM_ID, policy);
+    return checked(call, outcomeOfEnvelope(normalized, normalized.result), policy, reply.status);
+  },
+  isEventStream: (status, contentType) =>
+    status >= 200 && status <= 299 && /^\s*text\/event-stream\s*(;|$)/i.test(contentType ?? ''),
+  streamRefusal(call, reply, policy) {
+    const outcome = this.reply(call, reply, policy);
+    return outcome.kind === 'error' ? outcome : gatewayErrorOutcome('NOT_AN_EVENT_STREAM', { remote: policy.remote, httpStatus: reply.status });
+  },
+  event(call, event, policy, httpStatus, index): StreamItem {
+    const check = policy.checkResult;
+    const n = normalizeEvent(event, { callerId: UPSTREAM_ID, policy, httpStatus, checkResult: check ? (result) => check(call, result) : undefined }, index);
+    if (n.outcome === 'ok') {
+      const json = n.json.startsWith(RESULT_PREFIX) ? n.json.slice(RESULT_PREFIX.length, -1) : n.json;
+      return { outcome: { kind: 'result', json, value: JSON.parse(json) as unknown }, final: false };
+    }
+    return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
+  },
+};

@@ -1,0 +1,210 @@
+/**
+ * The binding-neutral call runner: one A2ACall → the remote through its
+ * upstream codec → one Outcome (./stream-runner.ts: or a relayed stream),
+ * with the same policy the JSON-RPC path applies: admission (breaker, rate,
+ * concurrency), the remote's credentials, the per-remote pool with its egress
+ * guard, a real total deadline and an exact headers deadline, safe retries
+ * for read-only operations, the capped decoded read, validateResults,
+ * secret redaction, the breaker's verdict, upstream latency and the call's
+ * log fields. It never sees a wire format: the codec does, and the caller's
+ * codec writes what it returns. No Fastify here.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { checkResult } from '../a2a/result-validate.js';
+import type { RemoteConfig } from '../config/schema.js';
+import type { Reason } from '../envelope/codes.js';
+import { normalizePolicyOf } from '../envelope/normalize.js';
+import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
+import { LimitError } from '../policy/limit-error.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import { withRetries } from '../policy/retry.js';
+import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { headerValue, readCappedBody } from '../upstream/read-body.js';
+import type { A2ACall } from './call.js';
+import type { ErrorOutcome, Outcome, ResultOutcome } from './outcome.js';
+import { redactOutcome } from './redact-outcome.js';
+import type { CodecPolicy, UpstreamCodec, UpstreamHttpRequest } from './upstream-codec.js';
+
+export interface GatewayErrorContext {
+  readonly remote?: string | undefined;
+  readonly httpStatus?: number | undefined;
+  readonly metadata?: Readonly<Record<string, string | number | boolean>> | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** What the runner needs around one call. */
+export interface RunnerEnv {
+  readonly ctx: GatewayContext;
+  readonly requestId: string;
+  /** The caller's response: its 'close' aborts the call; a stream is relayed onto it. */
+  readonly out: ServerResponse;
+  readonly logger: { debug(obj: object, msg: string): void };
+  /** A gateway failure as an ErrorOutcome (bindings/error-outcome.ts, handed in: core does not import bindings). */
+  readonly gatewayError: (reason: Reason, ctx?: GatewayErrorContext, detail?: string) => ErrorOutcome;
+  /** A bug of the gateway's own (GATEWAY_ERROR): logged with its stack and counted. */
+  readonly onInternalError: (err: unknown) => void;
+}
+
+/** Where and how the call goes. */
+export interface RunTarget {
+  readonly remote: RemoteConfig;
+  readonly runtime: RemoteRuntime;
+  readonly codec: UpstreamCodec;
+  /** The remote's interface URL for this codec (same origin as remote.url: the pool is per origin). */
+  readonly base: URL;
+  /** A second look at a result (the extended card's rewrite). */
+  readonly rewriteResult?: ((result: ResultOutcome) => Outcome) | undefined;
+}
+
+export interface RunResult {
+  readonly outcome: Outcome;
+  /** Response headers for the caller: the remote's A2A headers, or retry-after for a limit. */
+  readonly headers: Record<string, string>;
+}
+
+export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
+  const base = normalizePolicyOf(remote);
+  if (!remote.limits.validateResults) return base;
+  return {
+    ...base,
+    checkResult: (call, result) => {
+      const check = checkResult(call.operation.name, result);
+      return check.ok ? undefined : check.problem;
+    },
+  };
+}
+
+/** The headers every upstream request carries on top of the codec's. */
+export function upstreamHeadersOf(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, streaming: boolean): Record<string, string> {
+  return {
+    ...request.headers,
+    // Configured credentials win over anything a caller sent.
+    ...target.runtime.credentials?.headers(),
+    'x-request-id': env.requestId,
+    // Streams are relayed as they arrive, so they are asked for uncompressed.
+    'accept-encoding': streaming ? 'identity' : 'gzip, deflate, br',
+    'user-agent': env.ctx.userAgent,
+  };
+}
+
+export function sendRequest(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return env.ctx.pools.get(target.remote).request({ path: request.path, method: request.method, headers, body: request.body ?? null, signal });
+}
+
+/** The remote's response headers a caller may see, without any holding a credential. */
+export function callerHeadersOf(res: Dispatcher.ResponseData, runtime: RemoteRuntime, log: CallLog): Record<string, string> {
+  const filtered = filterUpstreamResponseHeaders(res.headers);
+  const redactor = runtime.redactor();
+  if (!redactor) return filtered;
+  const kept = redactor.headers(filtered);
+  if (kept.count > 0) log.redactions = (log.redactions ?? 0) + kept.count;
+  return kept.headers;
+}
+
+/** A refusal by the gateway's own limits, with its Retry-After. */
+export function limitResult(env: RunnerEnv, remote: string, err: LimitError): RunResult {
+  const retryAfterMs = err.retryAfterMs !== undefined ? Math.max(1, Math.ceil(err.retryAfterMs)) : undefined;
+  const headers: Record<string, string> = retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
+  return { outcome: env.gatewayError(err.reason, { remote, ...(retryAfterMs !== undefined ? { metadata: { retryAfterMs } } : {}), headers }), headers };
+}
+
+/** Reads a whole reply with the unary cap and hands it to `normalize`; transport failures become gateway errors. */
+export async function readReply(
+  env: RunnerEnv,
+  target: RunTarget,
+  res: Dispatcher.ResponseData,
+  hold: { take(n: number): boolean },
+  normalize: (reply: { status: number; body: Buffer }) => Outcome,
+): Promise<Outcome> {
+  const { remote } = target;
+  const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
+  if (!read.ok) {
+    if (read.reason === 'GATEWAY_ERROR') env.onInternalError(read.error);
+    else if (read.error !== undefined) env.logger.debug({ requestId: env.requestId, err: describeForLog(read.error) }, 'upstream body failed');
+    return env.gatewayError(read.reason, { remote: remote.name, httpStatus: res.statusCode });
+  }
+  return normalize({ status: res.statusCode, body: read.body });
+}
+
+/** Redaction, then the result's second look; counts redactions into the log. */
+export function finishOutcome(env: RunnerEnv, target: RunTarget, outcome: Outcome, log: CallLog): Outcome {
+  const redacted = redactOutcome(outcome, target.runtime.redactor(), (where) =>
+    env.gatewayError('CREDENTIAL_ECHOED', { remote: target.remote.name, httpStatus: log.upstreamStatus }, where),
+  );
+  if (redacted.redactions > 0) log.redactions = (log.redactions ?? 0) + redacted.redactions;
+  const out = redacted.outcome;
+  return out.kind === 'result' && target.rewriteResult ? target.rewriteResult(out) : out;
+}
+
+export function isBreakerFailure(status: number, outcome: Outcome): boolean {
+  return status >= 500 || (outcome.kind === 'error' && BREAKER_FAILURES.has(outcome.reason));
+}
+
+/** One unary call through the remote's codec. */
+export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall, log: CallLog): Promise<RunResult> {
+  const { ctx, out } = env;
+  const { remote, runtime, codec } = target;
+  const built = codec.request(call, target.base);
+  if (!built.ok) return { outcome: built.error, headers: {} };
+
+  const controller = new AbortController();
+  const deadlineAt = Date.now() + remote.timeouts.totalMs;
+  const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  const onCallerClose = () => {
+    if (!out.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+  };
+  out.once('close', onCallerClose);
+  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+
+  let release: (() => void) | undefined;
+  let headersDeadline: NodeJS.Timeout | undefined;
+  const lease = ctx.budget.lease();
+  let result: RunResult;
+  let verdict: 'success' | 'failure' | 'none' = 'none';
+  try {
+    release = await runtime.admit(controller.signal);
+    const headers = upstreamHeadersOf(env, target, built.request, false);
+    const upstreamStarted = performance.now();
+    headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
+    log.attempts = 0;
+    const attempt = () => {
+      log.attempts = (log.attempts ?? 0) + 1;
+      return sendRequest(env, target, built.request, headers, controller.signal);
+    };
+    const res =
+      call.operation.readOnly && remote.retries.attempts > 1
+        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: controller.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
+        : await attempt();
+    clearTimeout(headersDeadline);
+    log.upstreamStatus = res.statusCode;
+    const responseHeaders = callerHeadersOf(res, runtime, log);
+    const policy = codecPolicyOf(remote);
+    const outcome = await readReply(env, target, res, lease, (reply) => codec.reply(call, reply, policy));
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
+    log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
+    verdict = isBreakerFailure(res.statusCode, outcome) ? 'failure' : 'success';
+    result = { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders };
+  } catch (err) {
+    if (err instanceof LimitError) result = limitResult(env, remote.name, err);
+    else {
+      const reason = classifyTransportError(err);
+      if (reason === 'GATEWAY_ERROR') env.onInternalError(err);
+      else env.logger.debug({ requestId: env.requestId, err: describeForLog(err) }, 'upstream call failed');
+      if (BREAKER_FAILURES.has(reason)) verdict = 'failure';
+      result = { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} };
+    }
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(headersDeadline);
+    out.off('close', onCallerClose);
+    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
+    release?.();
+    lease.release();
+  }
+  if (verdict === 'failure') runtime.breaker.onFailure();
+  else if (verdict === 'success') runtime.breaker.onSuccess();
+  return result;
+}

@@ -1,0 +1,139 @@
+/**
+ * One streaming call through the remote's codec (SendStreamingMessage,
+ * SubscribeToTask): admission, the upstream request, then either the SSE
+ * relay (the remote started an event stream; each event read by the remote's
+ * codec and written by the caller's, every stream bound and timer of the
+ * JSON-RPC relay) or one Outcome (it did not: an error before any event, an
+ * HTML page, a JSON error where a stream was asked, or the gateway failed
+ * before the remote answered). The concurrency slot is held for the
+ * stream's whole life.
+ */
+import type { Reason } from '../envelope/codes.js';
+import { LimitError } from '../policy/limit-error.js';
+import type { CallLog } from '../proxy/context.js';
+import { relayStream } from '../stream/relay.js';
+import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { headerValue } from '../upstream/read-body.js';
+import type { A2ACall } from './call.js';
+import {
+  callerHeadersOf,
+  codecPolicyOf,
+  isBreakerFailure,
+  limitResult,
+  readReply,
+  sendRequest,
+  upstreamHeadersOf,
+  type RunResult,
+  type RunTarget,
+  type RunnerEnv,
+} from './call-runner.js';
+import { ItemRelayCore } from './item-relay-core.js';
+import type { StreamItem } from './outcome.js';
+
+/** The caller's side of a relayed stream. */
+export interface StreamCaller {
+  /** One item in the caller's binding (the exact SSE text). */
+  readonly write: (item: StreamItem) => string;
+  /** Extra response headers (x-request-id). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Called once, just before the relay takes the caller's socket (e.g. Fastify's reply.hijack()). */
+  readonly takeOver: () => void;
+}
+
+/** `relayed`: the stream was written to the caller (log fields set); else `result` is the one reply to send. */
+export type StreamRun = { readonly relayed: true } | { readonly relayed: false; readonly result: RunResult };
+
+export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall, log: CallLog, caller: StreamCaller): Promise<StreamRun> {
+  const { ctx, out } = env;
+  const { remote, runtime, codec } = target;
+  const built = codec.request(call, target.base);
+  if (!built.ok) return { relayed: false, result: { outcome: built.error, headers: {} } };
+
+  const controller = new AbortController();
+  const onCallerClose = () => {
+    if (!out.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+  };
+  out.once('close', onCallerClose);
+  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+  // Until the relay takes over (its own timers bound the stream), the headers wait and a non-stream body are bounded.
+  const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
+  const totalDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+
+  let release: (() => void) | undefined;
+  const lease = ctx.budget.lease();
+  let run: StreamRun;
+  try {
+    release = await runtime.admit(controller.signal);
+    const upstreamStarted = performance.now();
+    const res = await sendRequest(env, target, built.request, upstreamHeadersOf(env, target, built.request, true), controller.signal);
+    clearTimeout(headersDeadline);
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
+    log.upstreamStatus = res.statusCode;
+    const responseHeaders = callerHeadersOf(res, runtime, log);
+    const policy = codecPolicyOf(remote);
+    if (!codec.isEventStream(res.statusCode, headerValue(res.headers['content-type']))) {
+      const outcome = await readReply(env, target, res, lease, (reply) => codec.streamRefusal(call, reply, policy));
+      if (isBreakerFailure(res.statusCode, outcome)) runtime.breaker.onFailure();
+      else runtime.breaker.onSuccess();
+      run = { relayed: false, result: { outcome, headers: responseHeaders } };
+    } else {
+      clearTimeout(totalDeadline);
+      lease.release();
+      const httpStatus = res.statusCode;
+      const stopError = (reason: Reason, detail?: string) => env.gatewayError(reason, { remote: remote.name, httpStatus }, detail);
+      const core = new ItemRelayCore(
+        { callerId: null, remote, httpStatus },
+        {
+          read: (event, index) => codec.event(call, event, policy, httpStatus, index),
+          write: caller.write,
+          stopError,
+          // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
+          redactor: runtime.credentials ? () => runtime.redactor() : undefined,
+        },
+      );
+      caller.takeOver();
+      const body = res.body;
+      ctx.metrics.openStreams.inc({ remote: remote.name });
+      const relayed = await relayStream(
+        { statusCode: res.statusCode, headers: res.headers, body },
+        {
+          callerId: null,
+          remote,
+          out,
+          headers: { ...responseHeaders, ...caller.headers },
+          shutdown: ctx.shutdown,
+          onInternalError: env.onInternalError,
+          abortUpstream: () => body.destroy(),
+          buffer: ctx.budget.lease(),
+          core,
+        },
+      ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
+      log.outcome = relayed.callerClosed && relayed.outcome === 'ok' ? 'CALLER_CLOSED' : relayed.outcome;
+      log.events = relayed.events;
+      log.bytesOut = relayed.bytesOut;
+      if (relayed.redactions) log.redactions = (log.redactions ?? 0) + relayed.redactions;
+      ctx.metrics.streamEvents.inc({ remote: remote.name }, relayed.events);
+      if (res.statusCode >= 500) runtime.breaker.onFailure();
+      else runtime.breaker.onSuccess();
+      run = { relayed: true };
+    }
+  } catch (err) {
+    if (err instanceof LimitError) run = { relayed: false, result: limitResult(env, remote.name, err) };
+    else {
+      const reason = classifyTransportError(err);
+      if (reason === 'GATEWAY_ERROR') env.onInternalError(err);
+      else env.logger.debug({ requestId: env.requestId, err: describeForLog(err) }, 'upstream stream call failed');
+      if (reason !== 'CALLER_CLOSED' && reason !== 'GATEWAY_ERROR') runtime.breaker.onFailure();
+      run = { relayed: false, result: { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} } };
+    }
+  } finally {
+    clearTimeout(headersDeadline);
+    clearTimeout(totalDeadline);
+    out.off('close', onCallerClose);
+    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
+    release?.();
+    lease.release();
+  }
+  return run;
+}

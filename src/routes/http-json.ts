@@ -1,0 +1,170 @@
+/**
+ * The HTTP+JSON caller binding (A2A 1.0 §11, routes §5.3) of one remote:
+ * GET and DELETE `<prefix>/*` registered here; POSTs share the JSON-RPC
+ * route (one POST wildcard per prefix), which hands over the paths only
+ * HTTP+JSON has (`isRestPostPath`: `…:send`, `…:stream`, `…:cancel`,
+ * `…:subscribe`, `…/pushNotificationConfigs`). Each request: caller codec
+ * (parseRestCall) → A2ACall → allowlist and egress checks → the remote's
+ * upstream codec through the call runner (src/core/) → caller codec
+ * (google.rpc.Status errors, SSE streams) → one log line and the metrics.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LimitsSchema } from '../config/schema.js';
+import type { Reason } from '../envelope/codes.js';
+import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
+import { encodeRestError, encodeRestReply, encodeRestStreamItem, type RestReply } from '../bindings/http-json/caller-reply.js';
+import { parseRestCall } from '../bindings/http-json/caller-request.js';
+import type { A2ACall } from '../core/call.js';
+import { runUnary, type RunnerEnv, type RunResult } from '../core/call-runner.js';
+import type { ErrorOutcome, Outcome } from '../core/outcome.js';
+import { runStream } from '../core/stream-runner.js';
+import { buildUpstreamHeaders } from '../policy/header-policy.js';
+import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { finishCall } from '../proxy/reply.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
+import { literalHostDenied } from '../upstream/egress.js';
+import { requestTimedOut } from './caller-timeout.js';
+import type { RemoteMount } from './remote-mount.js';
+import { limitFor, readRequestBody } from './request-body.js';
+import { extendedCardOutcomeRewrite } from './rest-card-result.js';
+import { upstreamTargetFor } from './upstream-binding.js';
+
+const MAX_REQUEST_BYTES_CEILING = LimitsSchema.properties.maxRequestBytes.maximum ?? Number.MAX_SAFE_INTEGER;
+
+// Paths only HTTP+JSON POSTs to (any tenant prefix, 0.3's /v1 forms too); a JSON-RPC caller posts to the base.
+const REST_POST_PATH = /(?:\/message:(?:send|stream)|\/tasks\/[^/?]+:(?:cancel|subscribe)|\/tasks\/[^/?]+\/pushNotificationConfigs)\/?(?:\?|$)/;
+
+/** `rawSuffix` is the URL after the remote's base (query included). */
+export function isRestPostPath(rawSuffix: string): boolean {
+  return rawSuffix.length > 1 && REST_POST_PATH.test(rawSuffix);
+}
+
+export interface HttpJsonRouteOptions {
+  readonly ctx: GatewayContext;
+  readonly mount: RemoteMount;
+}
+
+/** GET/DELETE routes; and the handler the JSON-RPC route hands REST POSTs to. */
+export async function httpJsonRoutes(app: FastifyInstance, opts: HttpJsonRouteOptions): Promise<void> {
+  const { ctx, mount } = opts;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { bodyLimit: MAX_REQUEST_BYTES_CEILING }, (request, payload, done) =>
+    readRequestBody(payload, limitFor(ctx.config(), mount.remoteName(request)), done),
+  );
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
+    const reason = earlyReason(err, request);
+    if (reason === 'GATEWAY_ERROR') reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id });
+    refuseRest(ctx, mount, request, reply, reason);
+  });
+  const handler = (request: FastifyRequest, reply: FastifyReply) => handleRestCall(request, reply, opts);
+  app.get(`${mount.prefix}/*`, handler);
+  app.delete(`${mount.prefix}/*`, handler);
+}
+
+/** Why a request failed before its handler ran (body limits, a caller that stopped sending). */
+export function earlyReason(err: Error & { code?: string; statusCode?: number }, request: FastifyRequest): Reason {
+  return err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
+    : err.statusCode === 400 ? 'PARSE_ERROR'
+    : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
+    : err.code === 'ECONNRESET' || request.raw.destroyed ? 'CALLER_CLOSED'
+    : 'GATEWAY_ERROR';
+}
+
+/** A refusal before the call is parsed (auth, overload, body too large), as a Status body. */
+export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string> = {}): void {
+  const name = mount.remoteName(request);
+  const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
+  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  send(ctx, reply, encodeRestError(gatewayErrorOutcome(reason, { remote, headers })), log, performance.now(), headers);
+}
+
+export async function handleRestCall(request: FastifyRequest, reply: FastifyReply, opts: HttpJsonRouteOptions): Promise<void> {
+  const started = performance.now();
+  const { ctx, mount } = opts;
+  const name = mount.remoteName(request) ?? '';
+  const remote = ctx.config().remotes.get(name);
+  const runtime = ctx.runtime(name);
+  const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+  const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: body?.length ?? 0, bytesOut: 0, binding: 'http+json' };
+  const refuse = (error: ErrorOutcome, generation: '0.3' | '1.0' = '1.0') => {
+    log.outcome = error.reason;
+    send(ctx, reply, encodeRestError(error, generation), log, started);
+  };
+  const gatewayError = (reason: Reason, detail?: string) => gatewayErrorOutcome(reason, { remote: remote?.name }, detail);
+
+  if (ctx.shutdown.aborted) return refuse(gatewayError('GATEWAY_SHUTDOWN'));
+  if (!remote || !runtime) return refuse(gatewayError('UNKNOWN_REMOTE'));
+  const rawSuffix = mount.suffix(request.raw.url ?? '', name);
+  if (rawSuffix === undefined) return refuse(gatewayError('INVALID_PATH'));
+  const queryAt = rawSuffix.indexOf('?');
+  const parsed = parseRestCall(
+    {
+      method: request.method,
+      path: queryAt === -1 ? rawSuffix : rawSuffix.slice(0, queryAt),
+      query: queryAt === -1 ? '' : rawSuffix.slice(queryAt + 1),
+      headers: request.headers,
+      body,
+    },
+    {
+      remote: remote.name,
+      requestId: request.id,
+      forwarded: buildUpstreamHeaders(request.headers, { forwardHeaders: remote.forwardHeaders }),
+      maxRequestBytes: remote.limits.maxRequestBytes,
+      maxJsonDepth: remote.limits.maxJsonDepth,
+    },
+  );
+  if (!parsed.ok) {
+    if (parsed.operation) log.method = parsed.operation.name;
+    return refuse(parsed.error, parsed.generation);
+  }
+  const call = parsed.call;
+  log.method = call.operation.name;
+  const method = call.operation.jsonrpc[call.generation];
+  if (method === undefined || !remote.methods.has(method)) return refuse(gatewayError('METHOD_NOT_ALLOWED', `"${call.operation.name}"`));
+  if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse(gatewayError('EGRESS_DENIED'));
+
+  const upstream = await upstreamTargetFor(ctx, remote, 'http+json');
+  if (!upstream.ok) return refuse(upstream.error);
+  const target = {
+    remote,
+    runtime,
+    ...upstream.target,
+    ...(call.operation.returnsCard ? { rewriteResult: extendedCardOutcomeRewrite(ctx, mount, request, remote) } : {}),
+  };
+  const env: RunnerEnv = {
+    ctx,
+    requestId: request.id,
+    out: reply.raw,
+    logger: request.log,
+    gatewayError: gatewayErrorOutcome,
+    onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
+  };
+  if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, call, log), log, started);
+  const run = await runStream(env, target, call, log, {
+    write: encodeRestStreamItem,
+    headers: { 'x-request-id': request.id },
+    takeOver: () => reply.hijack(),
+  });
+  if (run.relayed) return finishCall(ctx, reply, log, started);
+  sendResult(ctx, reply, call, run.result, log, started);
+}
+
+function sendResult(ctx: GatewayContext, reply: FastifyReply, call: A2ACall, result: RunResult, log: CallLog, started: number): void {
+  log.outcome = outcomeLabel(result.outcome);
+  send(ctx, reply, encodeRestReply(call.operation, result.outcome, call.generation), log, started, result.headers);
+}
+
+function outcomeLabel(outcome: Outcome): string {
+  return outcome.kind === 'result' ? 'ok' : outcome.reason;
+}
+
+function send(ctx: GatewayContext, reply: FastifyReply, rest: RestReply, log: CallLog, started: number, extraHeaders: Record<string, string> = {}): void {
+  log.bytesOut = rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
+  finishCall(ctx, reply, log, started);
+  if (reply.raw.destroyed) return;
+  const closing = ctx.drainEnd.aborted ? { connection: 'close' } : {};
+  void reply
+    .code(rest.status)
+    .headers({ ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
+    .send(rest.body);
+}

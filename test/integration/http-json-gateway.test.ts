@@ -1,0 +1,80 @@
+/**
+ * HTTP+JSON through the running gateway, end to end with real parts: the
+ * @a2a-js/sdk REST client, the gateway as users start it, and a real
+ * @a2a-js/sdk server as the remote — every operation, streams included, for
+ * each caller/remote pair: REST → REST, REST → JSON-RPC, JSON-RPC → REST.
+ */
+import t, { type Test } from 'tap';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { collect, loopbackOnlyFetch, userMessage } from '../support/sdk-client.js';
+import { startSdkRestUpstream } from '../support/sdk-rest-upstream.js';
+import { startSdkUpstream } from '../support/sdk-upstream.js';
+
+type Transport = 'rest' | 'jsonrpc';
+
+async function clientThroughCard(baseUrl: string, transport: Transport): Promise<Client> {
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [transport === 'rest' ? new RestTransportFactory({ fetchImpl: loopbackOnlyFetch }) : new JsonRpcTransportFactory({ fetchImpl: loopbackOnlyFetch })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: loopbackOnlyFetch }),
+      clientConfig: { polling: true },
+    }),
+  );
+  return factory.createFromUrl(baseUrl);
+}
+
+function gatewayYaml(url: string, binding: string, cardUrl: string, extra = ''): string {
+  return `
+server: { host: 127.0.0.1, port: 0 }
+remotes:
+  agent:
+    url: ${url}
+    agentCardUrl: ${cardUrl}
+    binding: ${binding}
+    allowPrivateNetwork: true
+${extra}`;
+}
+
+async function roundTrip(t: Test, client: Client, gw: RunningGateway, label: string): Promise<void> {
+  const sent = await client.sendMessage(userMessage('hello'));
+  t.match(sent, { parts: [{ content: { value: /hello/ } }] }, `${label}: SendMessage echo`);
+
+  const task = await client.sendMessage(userMessage('task one'));
+  const taskId = (task as { id: string }).id;
+  t.ok(taskId, `${label}: SendMessage made a task`);
+  t.match(await client.getTask({ tenant: '', id: taskId, historyLength: 1 }), { id: taskId }, `${label}: GetTask`);
+  const page = await client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false });
+  t.ok(page.tasks.some((x) => x.id === taskId), `${label}: ListTasks`);
+
+  const events = await collect(client.sendMessageStream(userMessage('task streamed')));
+  t.ok(events.length >= 2, `${label}: SendStreamingMessage events`);
+
+  const waiting = await client.sendMessage(userMessage('wait here'));
+  const waitId = (waiting as { id: string }).id;
+  const config = await client.createTaskPushNotificationConfig({ tenant: '', id: 'cfg1', taskId: waitId, url: 'https://hooks.example/x', token: 'tok', authentication: undefined });
+  t.match(config, { id: 'cfg1', taskId: waitId }, `${label}: CreateTaskPushNotificationConfig`);
+  t.match(await client.getTaskPushNotificationConfig({ tenant: '', taskId: waitId, id: 'cfg1' }), { id: 'cfg1' }, `${label}: GetTaskPushNotificationConfig`);
+  const configs = await client.listTaskPushNotificationConfig({ tenant: '', taskId: waitId, pageSize: 0, pageToken: '' });
+  t.equal(configs.configs.length, 1, `${label}: ListTaskPushNotificationConfigs`);
+  await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: waitId, id: 'cfg1' });
+  t.pass(`${label}: DeleteTaskPushNotificationConfig`);
+
+  const canceled = await client.cancelTask({ tenant: '', id: waitId, metadata: undefined });
+  t.match(canceled, { id: waitId }, `${label}: CancelTask`);
+
+  const missing = await client.getTask({ tenant: '', id: 'no-such-task', historyLength: 0 }).catch((err: unknown) => err as Error & { statusCode?: number });
+  t.equal((missing as Error).name, 'TaskNotFoundError', `${label}: a remote's typed error stays typed`);
+
+  const calls = gw.logs.filter((l) => l.msg === 'call').map((l) => l.call as Record<string, unknown>);
+  t.ok(calls.length >= 10, `${label}: one log line per call`);
+}
+
+t.test('REST caller → REST remote (binding: http+json), through the gateway card', async (t) => {
+  const remote = await startSdkRestUpstream({ extendedCard: true });
+  t.teardown(() => remote.close());
+  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`));
+  t.teardown(() => gw.close());
+  const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'rest');
+  await roundTrip(t, client, gw, 'rest→rest');
+});
