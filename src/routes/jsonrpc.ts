@@ -22,6 +22,7 @@ import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 import { requestTimedOut } from './caller-timeout.js';
+import { transcodedJsonRpcCall } from './jsonrpc-transcode.js';
 import { upstreamPath } from './remote-path.js';
 import { limitFor, readRequestBody } from './request-body.js';
 
@@ -141,6 +142,8 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   if (!info || !remote.methods.has(call.method)) return refuse('METHOD_NOT_ALLOWED', call.id, info ? `"${call.method}"` : 'not an A2A method');
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse('EGRESS_DENIED', call.id);
 
+  // A remote reached over another binding: the call is transcoded (routes/jsonrpc-transcode.ts).
+  if (remote.binding === 'http+json') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call, caller }, log, started);
   const target = { remote, runtime, call, info, path, caller };
   if (info.streaming) return streamCall(ctx, request, reply, target, log, started);
   return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);

@@ -60,8 +60,20 @@ async function roundTrip(t: Test, client: Client, gw: RunningGateway, label: str
   await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: waitId, id: 'cfg1' });
   t.pass(`${label}: DeleteTaskPushNotificationConfig`);
 
-  const canceled = await client.cancelTask({ tenant: '', id: waitId, metadata: undefined });
+  // SubscribeToTask on a task that waits: the first event is the task; canceling it ends the stream.
+  const subscribed: unknown[] = [];
+  let canceled: unknown;
+  for await (const event of client.resubscribeTask({ tenant: '', id: waitId })) {
+    subscribed.push(event);
+    if (subscribed.length === 1) canceled = await client.cancelTask({ tenant: '', id: waitId, metadata: undefined });
+  }
+  t.ok(subscribed.length >= 2, `${label}: SubscribeToTask events until the task ended`);
   t.match(canceled, { id: waitId }, `${label}: CancelTask`);
+
+  const extended = await client.getAgentCard();
+  t.match(extended, { name: /extended/ }, `${label}: GetExtendedAgentCard`);
+  const urls = (extended.supportedInterfaces ?? []).map((i) => i.url);
+  t.ok(urls.length > 0 && urls.every((u) => u.startsWith(gw.url)), `${label}: the extended card points at the gateway`);
 
   const missing = await client.getTask({ tenant: '', id: 'no-such-task', historyLength: 0 }).catch((err: unknown) => err as Error & { statusCode?: number });
   t.equal((missing as Error).name, 'TaskNotFoundError', `${label}: a remote's typed error stays typed`);
@@ -75,6 +87,35 @@ t.test('REST caller → REST remote (binding: http+json), through the gateway ca
   t.teardown(() => remote.close());
   const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`));
   t.teardown(() => gw.close());
+  const card = (await (await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] };
+  t.same(card.supportedInterfaces, [
+    { url: `${gw.url}/remotes/agent`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    { url: `${gw.url}/remotes/agent/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  ], 'the remote\'s HTTP+JSON interface, rewritten; JSON-RPC advertised (binding: http+json transcodes it)');
   const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'rest');
   await roundTrip(t, client, gw, 'rest→rest');
+});
+
+t.test('REST caller → JSON-RPC remote (binding: auto, no HTTP+JSON on the card): transcoded', async (t) => {
+  const remote = await startSdkUpstream({ extendedCard: (card) => ({ ...card, name: `${card.name} (extended)` }) });
+  t.teardown(() => remote.close());
+  const gw = await startGateway(gatewayYaml(remote.url, 'auto', remote.cardUrl));
+  t.teardown(() => gw.close());
+  const card = (await (await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] };
+  t.same(card.supportedInterfaces, [
+    { url: `${gw.url}/remotes/agent/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: `${gw.url}/remotes/agent`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ], 'the remote\'s JSON-RPC interface, and HTTP+JSON advertised after it');
+  const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'rest');
+  await roundTrip(t, client, gw, 'rest→jsonrpc');
+  t.ok(remote.requests.every((r) => r.method === 'POST' && JSON.parse(r.body).jsonrpc === '2.0' || r.method === 'GET'), 'the remote saw JSON-RPC only');
+});
+
+t.test('JSON-RPC caller → REST remote (binding: http+json): transcoded', async (t) => {
+  const remote = await startSdkRestUpstream({ extendedCard: true });
+  t.teardown(() => remote.close());
+  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`));
+  t.teardown(() => gw.close());
+  const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'jsonrpc');
+  await roundTrip(t, client, gw, 'jsonrpc→rest');
 });

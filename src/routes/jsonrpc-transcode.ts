@@ -1,0 +1,79 @@
+/**
+ * A JSON-RPC caller's call to a remote the gateway reaches over another
+ * binding (`remotes.<name>.binding: http+json`): the checked request becomes
+ * an A2ACall (bindings/jsonrpc/caller-codec.ts), runs through the
+ * binding-neutral call runner with the remote's upstream codec, and the
+ * Outcome (or each stream item) is written back as JSON-RPC for the caller's
+ * id. Same log line and metrics as every JSON-RPC call.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
+import { encodeJsonRpcOutcome, encodeJsonRpcStreamItem, jsonRpcCallOf } from '../bindings/jsonrpc/caller-codec.js';
+import type { RemoteConfig } from '../config/schema.js';
+import type { CallerGeneration } from '../envelope/codes.js';
+import { runUnary, type RunnerEnv, type RunResult } from '../core/call-runner.js';
+import { runStream } from '../core/stream-runner.js';
+import type { CallerRequest } from '../jsonrpc/caller-request.js';
+import { buildUpstreamHeaders } from '../policy/header-policy.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { finishCall, sendEnvelope } from '../proxy/reply.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
+import type { RemoteMount } from './remote-mount.js';
+import { extendedCardOutcomeRewrite } from './rest-card-result.js';
+import { upstreamTargetFor } from './upstream-binding.js';
+
+export interface TranscodeTarget {
+  readonly remote: RemoteConfig;
+  readonly runtime: RemoteRuntime;
+  readonly call: CallerRequest;
+  readonly caller: CallerGeneration;
+}
+
+export async function transcodedJsonRpcCall(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  mount: RemoteMount,
+  { remote, runtime, call: checked, caller }: TranscodeTarget,
+  log: CallLog,
+  started: number,
+): Promise<void> {
+  const id = checked.id;
+  const answer = (result: RunResult) => {
+    const outcome = result.outcome;
+    sendEnvelope(ctx, reply, { json: encodeJsonRpcOutcome(id, outcome, caller), outcome: outcome.kind === 'result' ? 'ok' : outcome.reason }, log, started, result.headers);
+  };
+  const parsed = jsonRpcCallOf(checked, {
+    remote: remote.name,
+    requestId: request.id,
+    headers: request.headers,
+    forwarded: buildUpstreamHeaders(request.headers, { forwardHeaders: remote.forwardHeaders }),
+  });
+  if (!parsed.ok) return answer({ outcome: parsed.error, headers: {} });
+  const call = parsed.call;
+  const upstream = await upstreamTargetFor(ctx, remote, 'jsonrpc');
+  if (!upstream.ok) return answer({ outcome: upstream.error, headers: {} });
+  const target = {
+    remote,
+    runtime,
+    ...upstream.target,
+    ...(call.operation.returnsCard ? { rewriteResult: extendedCardOutcomeRewrite(ctx, mount, request, remote) } : {}),
+  };
+  const env: RunnerEnv = {
+    ctx,
+    requestId: request.id,
+    out: reply.raw,
+    logger: request.log,
+    gatewayError: gatewayErrorOutcome,
+    onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
+  };
+  if (!call.operation.streaming) return answer(await runUnary(env, target, call, log));
+  const run = await runStream(env, target, call, log, {
+    write: (item) => encodeJsonRpcStreamItem(id, item, caller),
+    headers: { 'x-request-id': request.id },
+    takeOver: () => reply.hijack(),
+  });
+  if (run.relayed) return finishCall(ctx, reply, log, started);
+  answer(run.result);
+}
