@@ -63,6 +63,8 @@ export function configReference(): string {
     row('remotes.<name>.url', 'http(s) URL, required', '—', 'the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`)'),
     row('remotes.<name>.agentCardUrl', 'http(s) URL', '`<origin>/.well-known/agent-card.json`', 'where the remote’s card is'),
     row('remotes.<name>.methods', 'list of A2A method names', 'all', 'methods callers may use; anything else is -32601'),
+    row('remotes.<name>.binding', '"auto" \\| "jsonrpc" \\| "http+json"', '"auto"', 'what the gateway speaks to the remote (see [HTTP+JSON](#httpjson-and-transcoding)); with jsonrpc or http+json, `url` is that binding’s endpoint'),
+    row('remotes.<name>.advertiseBindings', 'boolean', 'true', 'the rewritten card lists every binding the gateway serves for this remote, also those the remote lacks'),
     row('remotes.<name>.auth', '`{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}`', 'none', 'credential the gateway adds to every upstream request (at least 8 bytes; never returned to a caller)'),
     ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
     ...rows('remotes.<name>.listen.', ListenSchema as JsonSchemaLike, { host: builtinListenHost }),

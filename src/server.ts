@@ -25,6 +25,7 @@ import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from 
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
+import { remoteCardInterfaces } from './routes/remote-card-interfaces.js';
 import { remoteRoutes } from './routes/remote-routes.js';
 import { reportInternalError } from './telemetry/internal-error.js';
 import { createLogger } from './telemetry/logger.js';
@@ -97,7 +98,10 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   let ready = false;
   const budget = new BufferBudget(initial.server.maxBufferedBytes);
 
+  // Filled in below, once the card cache exists: `binding: auto` reads remotes' cards through it.
+  let cardInterfaces: GatewayContext['cardInterfaces'];
   const ctx: GatewayContext = {
+    cardInterfaces: (remote) => cardInterfaces?.(remote) ?? Promise.resolve(undefined),
     config: () => current,
     runtime: (name) => runtimes.get(name),
     pools,
@@ -214,6 +218,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     onInternalError: (request: { id: string; log: Logger | FastifyBaseLogger }, err: unknown) =>
       reportInternalError(request.log, metrics.internalErrors, 'card', err, { requestId: request.id }),
   };
+  cardInterfaces = remoteCardInterfaces(cardCache, cards.fetchCard);
   // A getter: a reload may turn server.auth on, off or change its tokens.
   const callerCheck = () => callerAuth;
   await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth: callerCheck, ...cards });

@@ -155,7 +155,7 @@ function rewriteSkill(skill: Record<string, unknown>, max: number): Record<strin
 }
 
 const NO_INTERFACE = "card offers no JSON-RPC interface on the configured remote's origin";
-const NO_V10_INTERFACE = "card offers no JSON-RPC or HTTP+JSON interface on the configured remote's origin";
+const NO_V10_INTERFACE = "card offers no JSON-RPC interface (and no HTTP+JSON one) on the configured remote's origin";
 
 function rewriteV10Interfaces(value: unknown, opts: RewriteOptions): Record<string, unknown>[] {
   const kept = new Map<string, Record<string, unknown>>();

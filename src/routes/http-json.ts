@@ -114,6 +114,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     },
   );
   if (!parsed.ok) {
+    // A GET or DELETE that is no A2A operation is nobody's call: the gateway's plain 404 (with its hints).
+    if (parsed.error.reason === 'UNKNOWN_OPERATION' && request.method !== 'POST') return reply.callNotFound();
     if (parsed.operation) log.method = parsed.operation.name;
     return refuse(parsed.error, parsed.generation);
   }

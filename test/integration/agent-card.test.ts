@@ -157,10 +157,16 @@ t.test('0.3 card from the well-known path: url and interfaces point at the gatew
   t.notOk(JSON.stringify(res.body).includes(origin), 'no upstream URL is left');
 });
 
-t.test('1.0 card: gRPC, REST and foreign interfaces removed, signatures removed, text sanitized', async (t) => {
+const V10_INTERFACES = () => [
+  { url: `${gw}/remotes/v10/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  // The remote's own HTTP+JSON interface on its origin, or the one the gateway advertises (advertiseBindings).
+  { url: `${gw}/remotes/v10`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+];
+
+t.test('1.0 card: gRPC and foreign interfaces removed, HTTP+JSON rewritten, signatures removed, text sanitized', async (t) => {
   const res = await get(cardUrl('v10'));
   t.equal(res.status, 200);
-  t.same(res.body.supportedInterfaces, [{ url: `${gw}/remotes/v10/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  t.same(res.body.supportedInterfaces, V10_INTERFACES());
   t.notOk(Object.hasOwn(res.body, 'signatures'));
   t.notOk(Object.hasOwn(res.body, 'supported_interfaces'));
   t.notOk(JSON.stringify(res.body).includes('evil.example.net'));
@@ -175,7 +181,7 @@ t.test('the 0.2-era agent.json path serves the same card from the cache', async 
   const before = hits.get('/v10/card.json');
   const res = await get(cardUrl('v10', 'agent.json'));
   t.equal(res.status, 200);
-  t.same(res.body.supportedInterfaces, [{ url: `${gw}/remotes/v10/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  t.same(res.body.supportedInterfaces, V10_INTERFACES());
   t.equal(hits.get('/v10/card.json'), before);
 });
 
@@ -242,7 +248,10 @@ t.test('when a refresh fails, the last good card is served until the stale windo
   const stale = await get(cardUrl('flaky'));
   t.equal(stale.status, 200);
   t.equal(stale.headers['cache-control'], 'max-age=0');
-  t.same(stale.body.supportedInterfaces, [{ url: `${gw}/remotes/flaky/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  t.same(stale.body.supportedInterfaces, [
+    { url: `${gw}/remotes/flaky/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: `${gw}/remotes/flaky`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ]);
   await delay(250); // past TTL + 200 ms stale window
   const gone = await get(cardUrl('flaky'));
   t.equal(gone.status, 502);

@@ -72,9 +72,9 @@ t.test('card discovery: the client got the gateway’s card, with no upstream UR
   t.notMatch(text, `127.0.0.1:${behind.port}`, 'no upstream host:port anywhere in the card');
   const card = await clients[1].getAgentCard();
   t.same(
-    card.supportedInterfaces.map((i) => i.url),
-    [gwBase],
-    'the only interface the client can call is the gateway',
+    card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
+    [['JSONRPC', gwBase], ['HTTP+JSON', gwBase.replace(/\/$/, '')]],
+    'the only interfaces the client can call are the gateway (JSON-RPC, and HTTP+JSON advertised)',
   );
   t.equal(clients[1].protocolVersion, '1.0');
 });
@@ -185,9 +185,11 @@ t.test('push notification configs: create, get, list, delete, same both ways', a
 t.test('GetExtendedAgentCard: the same card, its interfaces rewritten to the gateway', async (t) => {
   const [a, b] = await both((c) => c.getAgentCard());
   t.equal(b.description, 'The extended card, for authenticated callers.', 'the client fetched the extended card');
-  t.same(b.supportedInterfaces.map((i) => i.url), [gwBase]);
+  t.same(b.supportedInterfaces.map((i) => i.url), [gwBase, gwBase.replace(/\/$/, '')]);
   t.notMatch(JSON.stringify(b), `127.0.0.1:${behind.port}`);
-  const masked = (card: AgentCard, url: string) => stable({ ...card, supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: url === i.url ? '<interface>' : i.url })) });
+  // The HTTP+JSON interface the gateway advertises (advertiseBindings) is not the remote's.
+  const masked = (card: AgentCard, url: string) =>
+    stable({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'JSONRPC').map((i) => ({ ...i, url: url === i.url ? '<interface>' : i.url })) });
   t.same(masked(b, gwBase), masked(a, direct.url));
 });
 

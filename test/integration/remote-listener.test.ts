@@ -54,21 +54,21 @@ t.test('the card at the listener\'s root names the listener; the shared form sti
   t.match(own('sdk'), /^http:\/\/127\.0\.0\.1:\d+$/, 'loopback by default');
   const atRoot = await getJson(`${own('sdk')}/.well-known/agent-card.json`);
   t.equal(atRoot.status, 200);
-  t.same(atRoot.body.supportedInterfaces.map((i: { url: string }) => i.url), [`${own('sdk')}/`]);
+  t.same(atRoot.body.supportedInterfaces.map((i: { url: string }) => i.url), [`${own('sdk')}/`, own('sdk')], 'JSON-RPC at the root, HTTP+JSON at the root (advertised)');
   t.ok(atRoot.headers.etag && atRoot.headers['last-modified'] && atRoot.headers['cache-control'], 'the same caching headers');
   const legacyPath = await getJson(`${own('sdk')}/.well-known/agent.json`);
   t.same(legacyPath.body, atRoot.body, 'the 0.2-era path too');
   const shared = await getJson(`${gw.url}/remotes/sdk/.well-known/agent-card.json`);
-  t.same(shared.body.supportedInterfaces.map((i: { url: string }) => i.url), [`${gw.url}/remotes/sdk/`]);
+  t.same(shared.body.supportedInterfaces.map((i: { url: string }) => i.url), [`${gw.url}/remotes/sdk/`, `${gw.url}/remotes/sdk`]);
   const named = await getJson(`${own('narrow')}/.well-known/agent-card.json`);
-  t.same(named.body.supportedInterfaces.map((i: { url: string }) => i.url), ['https://narrow.example/'], 'listen.publicBaseUrl');
+  t.same(named.body.supportedInterfaces.map((i: { url: string }) => i.url), ['https://narrow.example/', 'https://narrow.example'], 'listen.publicBaseUrl');
 });
 
 t.test('the extended card (GetExtendedAgentCard) names the listener too', async (t) => {
   const reply = await rpc(`${own('sdk')}/`, rpcRequest('GetExtendedAgentCard', 'x1', {}), { 'a2a-version': '1.0' });
   const card = reply.json.result as { description: string; supportedInterfaces: Array<{ url: string }> };
   t.equal(card.description, 'extended');
-  t.same(card.supportedInterfaces.map((i) => i.url), [`${own('sdk')}/`]);
+  t.same(card.supportedInterfaces.map((i) => i.url), [`${own('sdk')}/`, own('sdk')]);
 });
 
 t.test('a real @a2a-js/sdk client given only the listener\'s origin: send, stream, get', async (t) => {

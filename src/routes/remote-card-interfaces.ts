@@ -1,0 +1,47 @@
+/**
+ * The interfaces a remote's card offers, in the card's order, through the
+ * gateway's card cache (the one the card routes use: a card is fetched once
+ * whoever asks). `remotes.<name>.binding: auto` picks from these
+ * (routes/upstream-binding.ts). A2A 0.3 cards count only for JSON-RPC: their
+ * HTTP+JSON is 0.3's, which the gateway does not speak upstream.
+ */
+import type { CardCache } from '../a2a/card-cache.js';
+import type { FetchCard } from '../a2a/card-fetch.js';
+import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import { isRecord } from '../a2a/card-text.js';
+import type { RemoteConfig } from '../config/schema.js';
+import { cardCacheKey } from './agent-card.js';
+
+export interface CardInterface {
+  readonly binding: string;
+  readonly url: string;
+}
+
+const CARD_VERSION = '1.0';
+
+export function interfacesOfCard(valid: ValidCard): CardInterface[] {
+  const card = valid.card;
+  const entry = (binding: unknown, url: unknown): CardInterface[] => (typeof binding === 'string' && typeof url === 'string' ? [{ binding, url }] : []);
+  if (valid.generation === '1.0') {
+    const list = card.supportedInterfaces ?? card.supported_interfaces;
+    return (Array.isArray(list) ? list : []).filter(isRecord).flatMap((i) => entry(i.protocolBinding ?? i.protocol_binding, i.url));
+  }
+  const additional = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter(isRecord) : [];
+  return [...entry(card.preferredTransport ?? 'JSONRPC', card.url), ...additional.flatMap((i) => entry(i.transport, i.url))].filter((i) => i.binding === 'JSONRPC');
+}
+
+/** A lookup over the shared cache; undefined when the card cannot be had (the caller falls back). */
+export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: FetchCard) {
+  return async (remote: RemoteConfig): Promise<readonly CardInterface[] | undefined> => {
+    try {
+      const cached = await cache.get(
+        cardCacheKey(remote.name, CARD_VERSION),
+        () => loadRemoteCard(remote, fetchCard, AbortSignal.timeout(remote.timeouts.cardMs), CARD_VERSION),
+        { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
+      );
+      return interfacesOfCard(cached.card);
+    } catch {
+      return undefined;
+    }
+  };
+}
