@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { reloadEffect } from '../src/config/reload.js';
 import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../src/config/defaults.js';
-import { CircuitBreakerSchema, LimitsSchema, ListenSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
+import { CircuitBreakerSchema, GrpcListenerTlsSchema, GrpcListenSchema, GrpcServerSchema, LimitsSchema, ListenSchema, RemoteGrpcSchema, RateLimitSchema, RateLimitStoreSchema, RetrySchema, ServerSchema, TimeoutsSchema, TlsSchema } from '../src/config/schema.js';
 import { configJsonSchemaText } from '../src/config/json-schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
@@ -59,6 +59,8 @@ export function configReference(): string {
   return [
     ...header,
     ...rows('server.', ServerSchema as JsonSchemaLike, builtinServer as unknown as Record<string, unknown>),
+    ...rows('server.grpc.', GrpcServerSchema as JsonSchemaLike, { host: builtinListenHost }),
+    ...rows('server.grpc.tls.', GrpcListenerTlsSchema as JsonSchemaLike, { requireClientCert: false }),
     row('server.auth', '`{ type: bearer, tokensEnv: NAME }`', 'off', 'callers must send `Authorization: Bearer <token>`; tokens from env NAME, comma-separated'),
     row('remotes.<name>.url', 'http(s) URL, required', '—', 'the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`)'),
     row('remotes.<name>.agentCardUrl', 'http(s) URL', '`<origin>/.well-known/agent-card.json`', 'where the remote’s card is'),
@@ -68,6 +70,8 @@ export function configReference(): string {
     row('remotes.<name>.auth', '`{type: bearer, tokenEnv}` \\| `{type: bearer, tokenFile}` \\| `{type: header, name, valueEnv}`', 'none', 'credential the gateway adds to every upstream request (at least 8 bytes; never returned to a caller)'),
     ...rows('remotes.<name>.tls.', TlsSchema as JsonSchemaLike),
     ...rows('remotes.<name>.listen.', ListenSchema as JsonSchemaLike, { host: builtinListenHost }),
+    ...rows('remotes.<name>.grpc.', RemoteGrpcSchema as JsonSchemaLike),
+    ...rows('remotes.<name>.grpc.listen.', GrpcListenSchema as JsonSchemaLike, { host: 'server.grpc.host' }),
     row('allowPrivateNetwork', 'boolean', 'false', 'let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses'),
     row('keepRemoteErrorData', 'boolean', 'false', 'pass up to 4 sanitized `@type` objects from a remote error’s `data`'),
     row('maxConnections', 'integer 1..10_000', String(builtinPolicy.maxConnections), 'sockets in the pool to this remote'),

@@ -134,10 +134,12 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const { url, opsUrl, remoteUrls } = await gateway.listen();
+  const { url, opsUrl, remoteUrls, grpc } = await gateway.listen();
   const log = logger;
   const own = Object.keys(remoteUrls).length > 0 ? { remoteAddresses: remoteUrls } : {};
-  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+  // gRPC listeners (host:port): the shared one and each remote's own.
+  const grpcAddresses = grpc ? { grpcAddresses: { ...(grpc.shared ? { shared: grpc.shared } : {}), ...grpc.remotes } } : {};
+  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, ...grpcAddresses, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
 
   const reload = (why: string) => {
     try {

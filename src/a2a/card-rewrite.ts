@@ -26,6 +26,11 @@ export interface RewriteOptions {
    * after the remote's own. Only when the card has at least one interface the gateway carries.
    */
   readonly advertise?: { readonly jsonrpc: boolean; readonly httpJson: boolean } | undefined;
+  /**
+   * 1.0 cards: no JSON-RPC or HTTP+JSON interface is not a problem here, because the caller adds another binding's
+   * interfaces (gRPC, see bindings/grpc/card-interfaces.ts) and checks that the result has one.
+   */
+  readonly jsonRpcOptional?: boolean;
 }
 
 /** The card cannot be served (no usable interface, a hostile URL). `problem` is gateway-written. */
@@ -174,6 +179,7 @@ function rewriteV10Interfaces(value: unknown, opts: RewriteOptions): Record<stri
     if (tenant) rewritten.tenant = tenant;
     kept.set(JSON.stringify(rewritten), rewritten);
   }
+  if (kept.size === 0 && opts.jsonRpcOptional) return [];
   if (kept.size === 0) throw new CardProblemError(`supportedInterfaces: ${opts.httpJsonUrl === undefined ? NO_INTERFACE : NO_V10_INTERFACE}`);
   const list = [...kept.values()];
   const first = list[0]!;

@@ -11,7 +11,8 @@ import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } fr
 import { ConfigError } from './errors.js';
 import { A2A_METHODS } from '../a2a/methods.js';
 import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
-import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type RemoteConfig, type ResolvedTls } from './schema.js';
+import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type GrpcServerConfig, type RemoteConfig, type RemoteGrpcConfig, type ResolvedTls } from './schema.js';
+import { GrpcTargetError, parseGrpcTarget } from '../bindings/grpc/target.js';
 import { secretProblems, type Env } from './secrets.js';
 import { nearestKey } from './suggest.js';
 
@@ -84,6 +85,8 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
     else byPort.set(key, name);
   }
   if (clashes.length > 0) throw new ConfigError(clashes.join('\n'), clashes);
+  const grpcProblems = grpcConfigProblems(raw, (path) => where(doc, lines, source, path));
+  if (grpcProblems.length > 0) throw new ConfigError(grpcProblems.join('\n'), grpcProblems);
   if (options.env) {
     const missing = secretProblems(raw, options.env, (path) => where(doc, lines, source, path));
     if (missing.length > 0) throw new ConfigError(missing.join('\n'), missing);
@@ -103,8 +106,76 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
   return resolved;
 }
 
+/** gRPC targets that do not parse, and gRPC listener ports two listeners would share (0 = any free port never clashes). */
+function grpcConfigProblems(file: ConfigFile, locate: (path: readonly string[]) => string): string[] {
+  const problems: string[] = [];
+  const grpcHost = file.server?.grpc?.host ?? builtinListenHost;
+  const byPort = new Map<string, string>();
+  const claim = (host: string, port: number | undefined, owner: string, path: string[]) => {
+    if (port === undefined || port === 0) return;
+    const key = `${host}:${port}`;
+    const other = byPort.get(key);
+    if (other !== undefined) problems.push(`${locate(path)}: ${path.join('.')}: ${key} is also ${other}`);
+    else byPort.set(key, owner);
+  };
+  claim(grpcHost, file.server?.grpc?.port, 'server.grpc.port', ['server', 'grpc', 'port']);
+  for (const [name, remote] of Object.entries(file.remotes)) {
+    const grpc = remote.grpc;
+    if (grpc?.target !== undefined) {
+      try {
+        parseGrpcTarget(grpc.target, false);
+      } catch (err) {
+        if (!(err instanceof GrpcTargetError)) throw err;
+        problems.push(`${locate(['remotes', name, 'grpc', 'target'])}: remotes.${name}.grpc.target: ${err.message}`);
+      }
+    }
+    if (grpc?.listen) claim(grpc.listen.host ?? grpcHost, grpc.listen.port, `remotes.${name}.grpc.listen`, ['remotes', name, 'grpc', 'listen', 'port']);
+  }
+  return problems;
+}
+
+function resolveServerGrpc(file: ConfigFile, locate: (path: readonly string[]) => string): GrpcServerConfig | undefined {
+  const grpc = file.server?.grpc;
+  if (!grpc) return undefined;
+  const tls = grpc.tls;
+  const read = (key: 'certFile' | 'keyFile' | 'caFile'): Buffer | undefined => {
+    const path = tls?.[key];
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new ConfigError(`${locate(['server', 'grpc', 'tls', key])}: server.grpc.tls.${key}: cannot read ${path}: ${code}`);
+    }
+  };
+  if (tls?.requireClientCert && tls.caFile === undefined) {
+    throw new ConfigError(`${locate(['server', 'grpc', 'tls'])}: server.grpc.tls: requireClientCert needs caFile (the CAs client certificates are checked against)`);
+  }
+  const ca = read('caFile');
+  return {
+    host: grpc.host ?? builtinListenHost,
+    ...(grpc.port !== undefined ? { port: grpc.port } : {}),
+    ...(tls ? { tls: { cert: read('certFile')!, key: read('keyFile')!, ...(ca ? { ca } : {}), requireClientCert: tls.requireClientCert ?? false } } : {}),
+  };
+}
+
+function resolveRemoteGrpc(remote: ConfigFile['remotes'][string], grpcHost: string): RemoteGrpcConfig | undefined {
+  const grpc = remote.grpc;
+  if (!grpc) return undefined;
+  const listen = grpc.listen;
+  return {
+    ...(grpc.target !== undefined ? { target: grpc.target } : {}),
+    ...(listen
+      ? { listen: { host: listen.host ?? grpcHost, port: listen.port, ...(listen.publicTarget !== undefined ? { publicTarget: listen.publicTarget } : {}) } }
+      : {}),
+  };
+}
+
 function resolve(file: ConfigFile, locate: (path: readonly string[]) => string): GatewayConfig {
-  const server = { ...builtinServer, ...file.server };
+  const { grpc: _grpc, ...fileServer } = file.server ?? {};
+  const grpc = resolveServerGrpc(file, locate);
+  const server = { ...builtinServer, ...fileServer, ...(grpc ? { grpc } : {}) };
+  const grpcHost = grpc?.host ?? builtinListenHost;
   const defaults = file.defaults ?? {};
   const remotes = new Map<string, RemoteConfig>();
   for (const [name, remote] of Object.entries(file.remotes)) {
@@ -132,6 +203,7 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
         : {}),
       binding: remote.binding ?? 'auto',
       advertiseBindings: remote.advertiseBindings ?? true,
+      ...(remote.grpc ? { grpc: resolveRemoteGrpc(remote, grpcHost)! } : {}),
       tls: resolveTls(name, remote.tls, locate),
       timeouts: { ...builtinTimeouts, ...defaults.timeouts, ...remote.timeouts },
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },

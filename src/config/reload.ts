@@ -8,7 +8,15 @@
 import type { GatewayConfig, RemoteConfig } from './schema.js';
 
 /** Keys a running gateway cannot change: the sockets it listens on (a remote's own listener included). */
-export const RESTART_KEYS: readonly string[] = Object.freeze(['server.host', 'server.port', 'server.opsPort', 'remotes.<name>.listen']);
+export const RESTART_KEYS: readonly string[] = Object.freeze([
+  'server.host',
+  'server.port',
+  'server.opsPort',
+  'remotes.<name>.listen',
+  // gRPC listeners (grpc-js binds its credentials with the port): the whole server.grpc, a remote's own gRPC port.
+  'server.grpc',
+  'remotes.<name>.grpc.listen',
+]);
 
 /** 'restart' for keys a reload leaves as started, 'live' for every other key (what the README table shows). */
 export function reloadEffect(key: string): 'live' | 'restart' {
@@ -24,21 +32,41 @@ export interface ReloadPlan {
 
 export function planReload(current: GatewayConfig, next: GatewayConfig): ReloadPlan {
   const before = current.server;
-  const { host: _host, port: _port, opsPort: _opsPort, ...rest } = next.server;
+  const { host: _host, port: _port, opsPort: _opsPort, grpc: _grpc, ...rest } = next.server;
   const restartNeeded = (['host', 'port', 'opsPort'] as const).filter((name) => next.server[name] !== before[name]).map((name) => `server.${name}`);
-  const server = { ...rest, host: before.host, port: before.port, ...(before.opsPort !== undefined ? { opsPort: before.opsPort } : {}) };
+  if (!sameJson(next.server.grpc, before.grpc)) restartNeeded.push('server.grpc');
+  const server = {
+    ...rest,
+    host: before.host,
+    port: before.port,
+    ...(before.opsPort !== undefined ? { opsPort: before.opsPort } : {}),
+    ...(before.grpc !== undefined ? { grpc: before.grpc } : {}),
+  };
   // A remote's own listener stays as started: its remote keeps `listen` as it was (a new remote gets none).
   const listenOf = (remote: RemoteConfig | undefined) => JSON.stringify(remote?.listen ?? null);
   const remotes = new Map<string, RemoteConfig>();
   for (const [name, remote] of next.remotes) {
     const old = current.remotes.get(name);
-    const { listen: _listen, ...others } = remote;
-    remotes.set(name, old?.listen ? { ...others, listen: old.listen } : others);
+    const { listen: _listen, grpc, ...others } = remote;
+    // The gRPC target takes effect; the remote's own gRPC listener stays as started.
+    const { listen: _grpcListen, ...grpcRest } = grpc ?? {};
+    const grpcKept = old?.grpc?.listen ? { ...grpcRest, listen: old.grpc.listen } : grpcRest;
+    remotes.set(name, {
+      ...others,
+      ...(old?.listen ? { listen: old.listen } : {}),
+      ...(Object.keys(grpcKept).length > 0 ? { grpc: grpcKept } : {}),
+    });
   }
   const names = new Set([...current.remotes.keys(), ...next.remotes.keys()]);
   for (const name of names) if (listenOf(current.remotes.get(name)) !== listenOf(next.remotes.get(name))) restartNeeded.push(`remotes.${name}.listen`);
+  for (const name of names) {
+    if (!sameJson(current.remotes.get(name)?.grpc?.listen, next.remotes.get(name)?.grpc?.listen)) restartNeeded.push(`remotes.${name}.grpc.listen`);
+  }
   return { config: { ...next, server, remotes }, restartNeeded };
 }
+
+// Buffers (TLS files) serialize as their bytes; undefined and absent compare equal.
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Remotes of `before` that are gone or configured differently in `after` (their cached cards are dropped). */
 export function changedRemotes(before: GatewayConfig, after: GatewayConfig): string[] {

@@ -134,6 +134,56 @@ export const ListenSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** TLS of the gateway's gRPC listeners (cleartext HTTP/2 unless set); with `caFile` + `requireClientCert`, mTLS. */
+export const GrpcListenerTlsSchema = Type.Object(
+  {
+    certFile: Type.String({ minLength: 1, description: 'server certificate chain (PEM) of the gRPC listeners' }),
+    keyFile: Type.String({ minLength: 1, description: 'server private key (PEM) of the gRPC listeners' }),
+    caFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of CAs that sign accepted client certificates' })),
+    requireClientCert: Type.Optional(Type.Boolean({ description: 'mTLS: refuse gRPC callers without a client certificate signed by caFile' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The gateway's gRPC side for callers (docs/grpc-binding.md): a shared listener and the TLS of every gRPC listener. */
+export const GrpcServerSchema = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1, description: 'address of the gRPC listeners (a remote’s own one may set its own)' })),
+    port: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65535, description: 'shared gRPC listener: callers name the remote in the metadata key a2a-egress-remote (0 = any free port; unset = none)' }),
+    ),
+    tls: Type.Optional(GrpcListenerTlsSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** A gRPC listener of the remote's own: the port is the remote, which is what its rewritten card advertises. */
+export const GrpcListenSchema = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1, description: 'address of the remote’s own gRPC listener' })),
+    port: Type.Integer({ minimum: 0, maximum: 65535, description: 'port of the remote’s own gRPC listener (0 = any free port)' }),
+    publicTarget: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9.:\\[\\]-]+:[0-9]{1,5}$', maxLength: 300, description: 'host:port callers use for this listener; the GRPC interface of the rewritten card (default: the bound address)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** How the gateway speaks gRPC to a remote, and the remote's own gRPC listener. */
+export const RemoteGrpcSchema = Type.Object(
+  {
+    target: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'the remote’s gRPC endpoint: host:port (TLS when url is https), grpc://, grpcs://, http(s)://host:port (default: the GRPC interface of its 1.0 card on the host of url)',
+      }),
+    ),
+    listen: Type.Optional(GrpcListenSchema),
+  },
+  { additionalProperties: false },
+);
+
 export const RemoteSchema = Type.Object(
   {
     url: Type.String({ format: 'uri', pattern: '^https?://', description: 'the remote’s A2A JSON-RPC URL' }),
@@ -158,6 +208,7 @@ export const RemoteSchema = Type.Object(
     advertiseBindings: Type.Optional(
       Type.Boolean({ description: 'the rewritten card lists every binding the gateway serves for this remote (JSON-RPC and HTTP+JSON), also those the remote lacks (default: true)' }),
     ),
+    grpc: Type.Optional(RemoteGrpcSchema),
     ...Type.Partial(Type.Object(PolicyProperties)).properties,
   },
   { additionalProperties: false },
@@ -197,6 +248,7 @@ export const ServerSchema = Type.Object(
     maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer GATEWAY_OVERLOADED while the event loop lags more than this (0 = off)' }),
     maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED' }),
     maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
+    grpc: GrpcServerSchema,
   },
   { additionalProperties: false },
 );
@@ -216,11 +268,26 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type Timeouts = Static<typeof TimeoutsSchema>;
 export type Limits = Static<typeof LimitsSchema>;
-export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' | 'publicBaseUrl'> & {
+export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' | 'publicBaseUrl' | 'grpc'> & {
   opsPort?: number;
   auth?: Static<typeof CallerAuthSchema>;
   publicBaseUrl?: string;
+  /** `server.grpc` with its TLS files read; unset = no shared gRPC listener and cleartext remote listeners. */
+  grpc?: GrpcServerConfig;
 };
+
+export interface GrpcServerConfig {
+  readonly host: string;
+  /** The shared gRPC listener's port; unset = none. */
+  readonly port?: number;
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly ca?: Buffer; readonly requireClientCert: boolean };
+}
+
+/** `remotes.<name>.grpc` resolved; `listen.host` defaulted (server.grpc.host, else loopback). */
+export interface RemoteGrpcConfig {
+  readonly target?: string;
+  readonly listen?: { readonly host: string; readonly port: number; readonly publicTarget?: string };
+}
 export type RateLimit = Static<typeof RateLimitSchema>;
 export type RateLimitStore = Static<typeof RateLimitStoreSchema>;
 export type CircuitBreakerConfig = Static<typeof CircuitBreakerSchema>;
@@ -252,6 +319,8 @@ export interface RemoteConfig {
   readonly binding: UpstreamBindingChoice;
   /** `remotes.<name>.advertiseBindings`: the card lists every binding served for this remote. */
   readonly advertiseBindings: boolean;
+  /** gRPC towards the remote and its own gRPC listener (`remotes.<name>.grpc`; `listen` read at start-up only). */
+  readonly grpc?: RemoteGrpcConfig;
   /** TLS options with files already read; handed to undici's connector as-is. */
   readonly tls: ResolvedTls;
   readonly timeouts: Readonly<Timeouts>;

@@ -2,13 +2,18 @@
  * Writes the one envelope a unary call answers with, and the call's log line
  * and metrics. Every JSON-RPC reply the gateway sends goes through here.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
 import type { CallLog, GatewayContext } from './context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
+  recordCallLine(ctx, reply.request.log, reply.request.id, log, started);
+}
+
+/** The call's metrics and its one log line, whatever binding the caller spoke. */
+export function recordCallLine(ctx: GatewayContext, logger: Pick<FastifyBaseLogger, 'info' | 'warn'>, requestId: string, log: CallLog, started: number): void {
   const elapsedMs = performance.now() - started;
   log.totalMs = Math.round(elapsedMs * 1000) / 1000;
   ctx.metrics.recordCall(log.remote, log.method, log.outcome, log.bytesIn, log.bytesOut, elapsedMs / 1000);
@@ -16,9 +21,9 @@ export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLo
     const path = log.events === undefined ? 'reply' : 'stream';
     ctx.metrics.redactions.inc({ remote: log.remote, path }, log.redactions);
     // The event, never the value.
-    reply.request.log.warn({ requestId: reply.request.id, remote: log.remote, path, redactions: log.redactions }, 'remote sent back a credential of this gateway; removed before the caller saw it');
+    logger.warn({ requestId, remote: log.remote, path, redactions: log.redactions }, 'remote sent back a credential of this gateway; removed before the caller saw it');
   }
-  reply.request.log.info({ requestId: reply.request.id, call: log }, 'call');
+  logger.info({ requestId, call: log }, 'call');
 }
 
 export function sendEnvelope(

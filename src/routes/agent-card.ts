@@ -7,7 +7,8 @@
  * writes itself; no remote bytes or headers are passed on.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
+import { withGrpcInterfaces, type GrpcCardOptions } from '../bindings/grpc/card-interfaces.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
 import { CardCache, type CachedCard } from '../a2a/card-cache.js';
 import { CardFetchError, createCardFetcher, type FetchCard } from '../a2a/card-fetch.js';
@@ -37,6 +38,11 @@ export interface AgentCardRouteOptions {
     readonly redactorFor: (remote: string) => Redactor | undefined;
     readonly count: (remote: string, redactions: number) => void;
   };
+  /**
+   * The remote's gRPC interfaces as the gateway serves them (its own gRPC listener), from the remote's card;
+   * undefined = the card gets no gRPC interface.
+   */
+  readonly grpcCard?: (remote: RemoteConfig, card: Record<string, unknown>) => Omit<GrpcCardOptions, 'maxCardTextBytes'> | undefined;
   /** One call per card request answered: the gateway logs and counts it. */
   readonly onCardRequest?: (request: FastifyRequest, record: CardRequestRecord) => void;
   /** A bug in the card path (answered 500 GATEWAY_ERROR): the gateway logs its stack and counts it. */
@@ -90,7 +96,7 @@ export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRoute
     const started = performance.now();
     let served: Served;
     try {
-      served = await serveCard(request, reply, config(), { fetchCard: fetcher, cache, mount, redaction: opts.redaction, onInternalError: opts.onInternalError });
+      served = await serveCard(request, reply, config(), { fetchCard: fetcher, cache, mount, redaction: opts.redaction, onInternalError: opts.onInternalError, grpcCard: opts.grpcCard });
     } catch (err) {
       opts.onInternalError?.(request, err);
       if (!reply.sent) await sendProblem(reply, 500, 'GATEWAY_ERROR');
@@ -111,6 +117,7 @@ interface CardRouteParts {
   readonly mount: RemoteMount;
   readonly redaction: AgentCardRouteOptions['redaction'];
   readonly onInternalError: AgentCardRouteOptions['onInternalError'];
+  readonly grpcCard: AgentCardRouteOptions['grpcCard'];
 }
 
 /** When the gateway first served with a config: a reload may change a rewritten card without the remote changing it. */
@@ -120,7 +127,7 @@ async function serveCard(
   request: FastifyRequest,
   reply: FastifyReply,
   config: GatewayConfig,
-  { fetchCard, cache, mount, redaction, onInternalError }: CardRouteParts,
+  { fetchCard, cache, mount, redaction, onInternalError, grpcCard }: CardRouteParts,
 ): Promise<Served> {
   // A remote may serve each protocol generation its own card: ask in the caller's version, cache per
   // Major.Minor (spellings of one version share an entry; missing, empty or invalid mean 0.3).
@@ -178,7 +185,16 @@ async function serveCard(
 
   let card: Record<string, unknown>;
   try {
-    card = rewriteCard(source, cached.card.generation, cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote)));
+    const generation = cached.card.generation;
+    const grpc = grpcCard?.(remote, source);
+    card = rewriteCard(source, generation, {
+      ...cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote)),
+      ...(grpc && generation === '1.0' ? { jsonRpcOptional: true } : {}),
+    });
+    if (grpc) card = withGrpcInterfaces(source, card, generation, { ...grpc, maxCardTextBytes: remote.limits.maxCardTextBytes });
+    if (generation === '1.0' && Array.isArray(card.supportedInterfaces) && card.supportedInterfaces.length === 0) {
+      throw new CardProblemError('supportedInterfaces: card offers no interface on the remote’s origin the gateway carries, and no gRPC interface on its gRPC target');
+    }
   } catch (err) {
     if (!(err instanceof CardProblemError)) throw err;
     request.log.warn({ requestId: request.id, remote: remote.name, reason: err.reason }, 'agent card cannot be served');

@@ -27,6 +27,7 @@ export interface RemoteRoutesOptions {
   readonly fetchCard?: FetchCard;
   readonly onCardRequest?: AgentCardRouteOptions['onCardRequest'];
   readonly onInternalError?: AgentCardRouteOptions['onInternalError'];
+  readonly grpcCard?: AgentCardRouteOptions['grpcCard'];
 }
 
 export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
@@ -58,6 +59,7 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
     ...(opts.fetchCard ? { fetchCard: opts.fetchCard } : {}),
     ...(opts.onCardRequest ? { onCardRequest: opts.onCardRequest } : {}),
     ...(opts.onInternalError ? { onInternalError: opts.onInternalError } : {}),
+    ...(opts.grpcCard ? { grpcCard: opts.grpcCard } : {}),
     redaction: {
       redactorFor: (name) => ctx.runtime(name)?.redactor(),
       count: (remote, n) => ctx.metrics.redactions.inc({ remote, path: 'card' }, n),

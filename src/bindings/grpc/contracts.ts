@@ -29,8 +29,14 @@ export interface EventSink {
   readonly signal: AbortSignal;
 }
 
+/** What the listener knows of a request besides the call itself (for the call's log line and metrics). */
+export interface RequestInfo {
+  /** Size of the caller's request message. */
+  readonly requestBytes: number;
+}
+
 export interface CallHandler {
-  unary(call: A2ACall, signal: AbortSignal): Promise<UnaryReply>;
+  unary(call: A2ACall, signal: AbortSignal, info?: RequestInfo): Promise<UnaryReply>;
   /** Resolves after `sink.end` has been called. */
-  stream(call: A2ACall, sink: EventSink): Promise<void>;
+  stream(call: A2ACall, sink: EventSink, info?: RequestInfo): Promise<void>;
 }

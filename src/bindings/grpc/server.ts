@@ -16,6 +16,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { OPERATION_LIST, type Operation } from '../../a2a/operations.js';
+import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome } from '../../core/outcome.js';
 import type { CallHandler, EventSink } from './contracts.js';
 import { buildCall, encodeError, encodeResult, type CallerCodecOptions } from './caller-codec.js';
@@ -43,6 +44,18 @@ export interface GrpcListenerOptions extends CallerCodecOptions {
   readonly maxRequestBytes: number;
   /** Caller authentication on metadata (server.auth); false → UNAUTHENTICATED. */
   readonly authenticate?: (metadata: grpc.Metadata) => boolean;
+  /**
+   * The remote's request bound in force (it may change on reload, `maxRequestBytes` may not): a larger request
+   * is answered REQUEST_TOO_LARGE with the gateway's ErrorInfo.
+   */
+  readonly requestLimitOf?: (remote: string) => number;
+  /**
+   * A call answered by the listener itself, before the handler saw it (unauthenticated, unknown remote, request
+   * too large or undecodable, refused while closing): for the gateway's log line and metrics.
+   */
+  readonly onRefused?: (refusal: { readonly remote: string | undefined; readonly operation: Operation; readonly outcome: ErrorOutcome; readonly requestBytes: number }) => void;
+  /** Answered instead of any call once set (the gateway drains): GATEWAY_SHUTDOWN. */
+  readonly refuseAll?: () => ErrorOutcome | undefined;
   /**
    * Further grpc-js server options (keepalive, `grpc.max_concurrent_streams`,
    * `grpc.max_connection_age_ms`, ...). grpc-js has no cap on connections;
@@ -121,15 +134,30 @@ function remoteOf(metadata: grpc.Metadata, opts: GrpcListenerOptions): string | 
   return remote;
 }
 
+/** The internal call for a request, or the error the listener answers it with itself (reported to `onRefused`). */
+function admitCall(op: Operation, request: Buffer, metadata: grpc.Metadata, opts: GrpcListenerOptions): A2ACall | ErrorOutcome {
+  const refuse = (outcome: ErrorOutcome, remote?: string): ErrorOutcome => {
+    opts.onRefused?.({ remote, operation: op, outcome, requestBytes: request.length });
+    return outcome;
+  };
+  const closing = opts.refuseAll?.();
+  if (closing) return refuse(closing, opts.remote);
+  const remote = remoteOf(metadata, opts);
+  if (typeof remote !== 'string') return refuse(remote, remote.reason === 'UNAUTHENTICATED' ? opts.remote : undefined);
+  const limit = opts.requestLimitOf?.(remote);
+  if (limit !== undefined && request.length > limit) return refuse(gatewayFailure('REQUEST_TOO_LARGE', remote), remote);
+  const built = buildCall(op, remote, request, metadata, opts);
+  return 'kind' in built ? refuse(built, remote) : built;
+}
+
 function unaryHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
-    const remote = remoteOf(call.metadata, opts);
-    if (typeof remote !== 'string') return callback(encodeError(remote));
-    const built = buildCall(op, remote, call.request, call.metadata, opts);
+    const built = admitCall(op, call.request, call.metadata, opts);
     if ('kind' in built) return callback(encodeError(built));
+    const remote = built.remote;
     const controller = new AbortController();
     call.once('cancelled', () => controller.abort());
-    opts.handler.unary(built, controller.signal).then(
+    opts.handler.unary(built, controller.signal, { requestBytes: call.request.length }).then(
       (reply) => {
         if (controller.signal.aborted) return;
         if (reply.metadata && Object.keys(reply.metadata).length > 0) call.sendMetadata(toMetadata(reply.metadata));
@@ -145,10 +173,9 @@ function unaryHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleUnar
 
 function streamHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleServerStreamingCall<Buffer, Buffer> {
   return (call) => {
-    const remote = remoteOf(call.metadata, opts);
-    if (typeof remote !== 'string') return void call.emit('error', encodeError(remote));
-    const built = buildCall(op, remote, call.request, call.metadata, opts);
+    const built = admitCall(op, call.request, call.metadata, opts);
     if ('kind' in built) return void call.emit('error', encodeError(built));
+    const remote = built.remote;
     const controller = new AbortController();
     let ended = false;
     let metadataSent = false;
@@ -190,7 +217,7 @@ function streamHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleSer
       },
       end: endWith,
     };
-    opts.handler.stream(built, sink).catch(() => endWith(gatewayFailure('GATEWAY_ERROR', remote)));
+    opts.handler.stream(built, sink, { requestBytes: call.request.length }).catch(() => endWith(gatewayFailure('GATEWAY_ERROR', remote)));
   };
 }
 

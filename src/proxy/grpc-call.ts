@@ -1,0 +1,245 @@
+/**
+ * The gateway's policy around one gRPC call: an A2ACall in, an Outcome (or a
+ * bounded stream of them) out. What the JSON-RPC path does for its callers,
+ * in the same order and with the same modules: shutdown and remote checks,
+ * the method allowlist, admission (breaker, rate, concurrency: policy/),
+ * the remote's gRPC client (credentials as metadata, deadlines and size caps
+ * from the remote's timeouts and limits: bindings/grpc/client.ts), redaction
+ * of the remote's credentials, the breaker's verdict, metrics and the one log
+ * line per call (proxy/reply.ts).
+ *
+ * It implements the gRPC listener's CallHandler and knows no wire format, so
+ * it can move onto the binding-neutral call runner when there is one.
+ */
+import type { Logger } from 'pino';
+import type { RemoteConfig } from '../config/schema.js';
+import type { A2ACall } from '../core/call.js';
+import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
+import type { Reason } from '../envelope/codes.js';
+import type { CallHandler, EventSink, RequestInfo, UnaryReply } from '../bindings/grpc/contracts.js';
+import { gatewayFailure } from '../bindings/grpc/response-reader.js';
+import { LimitError } from '../policy/limit-error.js';
+import type { RemoteRuntime } from '../policy/remote-runtime.js';
+import { reportInternalError } from '../telemetry/internal-error.js';
+import { BREAKER_FAILURES, CallAborted, classifyTransportError } from '../upstream/errors.js';
+import type { CallLog, GatewayContext } from './context.js';
+import { redactOutcome } from './outcome-redaction.js';
+import { recordCallLine } from './reply.js';
+
+/** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
+export interface GrpcUpstreams {
+  clientFor(remote: RemoteConfig, signal: AbortSignal, requestId: string): Promise<CallHandler | ErrorOutcome>;
+}
+
+export interface GrpcCallOptions {
+  readonly ctx: GatewayContext;
+  readonly logger: Logger;
+  readonly upstreams: GrpcUpstreams;
+  /** A result that is an agent card (GetExtendedAgentCard) rewritten like the public card; an error when it cannot be. */
+  readonly rewriteCard?: (remote: RemoteConfig, result: ResultOutcome) => ResultOutcome | ErrorOutcome;
+}
+
+// A remote's own gRPC statuses that say it is failing (the gRPC side of "HTTP 5xx"): UNKNOWN, DEADLINE_EXCEEDED,
+// INTERNAL, UNAVAILABLE, DATA_LOSS.
+const FAILING_REMOTE_STATUS: ReadonlySet<number> = new Set([2, 4, 13, 14, 15]);
+
+/** How one call's outcome counts for the remote's circuit breaker. */
+function breakerVerdictOf(outcome: Outcome | undefined): 'success' | 'failure' | 'none' {
+  if (outcome === undefined || outcome.kind === 'result') return 'success';
+  if (outcome.reason === 'REMOTE_ERROR') return FAILING_REMOTE_STATUS.has(outcome.remoteStatus?.grpc ?? 0) ? 'failure' : 'success';
+  if (BREAKER_FAILURES.has(outcome.reason)) return 'failure';
+  // The gateway's own refusals and the caller leaving say nothing about the remote.
+  return outcome.reason === 'CALLER_CLOSED' || outcome.reason === 'GATEWAY_SHUTDOWN' ? 'none' : 'success';
+}
+
+interface Admitted {
+  readonly remote: RemoteConfig;
+  readonly runtime: RemoteRuntime;
+  readonly client: CallHandler;
+  readonly release: () => void;
+}
+
+export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
+  const { ctx, logger, upstreams } = opts;
+
+  const newLog = (call: A2ACall, info: RequestInfo | undefined): CallLog => ({
+    remote: ctx.config().remotes.has(call.remote) ? call.remote : 'unknown',
+    binding: 'grpc',
+    method: call.operation.name,
+    outcome: 'ok',
+    bytesIn: info?.requestBytes ?? Buffer.byteLength(call.paramsJson),
+    bytesOut: 0,
+  });
+  const fail = (reason: Reason, call: A2ACall, metadata: Record<string, string> = {}): ErrorOutcome => gatewayFailure(reason, call.remote, metadata);
+  const onInternalError = (call: A2ACall, err: unknown) =>
+    reportInternalError(logger, ctx.metrics.internalErrors, 'call', err, { requestId: call.caller.requestId, remote: call.remote });
+
+  /** Every check before the remote is called; the admitted call holds a concurrency slot until `release`. */
+  async function admit(call: A2ACall, signal: AbortSignal): Promise<Admitted | ErrorOutcome> {
+    if (ctx.shutdown.aborted) return fail('GATEWAY_SHUTDOWN', call);
+    const remote = ctx.config().remotes.get(call.remote);
+    const runtime = ctx.runtime(call.remote);
+    if (!remote || !runtime) return fail('UNKNOWN_REMOTE', call);
+    const method = call.operation.jsonrpc[call.generation];
+    if (method === undefined || !remote.methods.has(method)) return fail('METHOD_NOT_ALLOWED', call);
+    let release: (() => void) | undefined;
+    try {
+      release = await runtime.admit(signal);
+      const client = await upstreams.clientFor(remote, signal, call.caller.requestId);
+      if ('kind' in client) {
+        release();
+        return client;
+      }
+      return { remote, runtime, client, release };
+    } catch (err) {
+      release?.();
+      if (err instanceof LimitError) {
+        const metadata: Record<string, string> = err.retryAfterMs !== undefined ? { retryAfterMs: String(Math.max(1, Math.ceil(err.retryAfterMs))) } : {};
+        return fail(err.reason, call, metadata);
+      }
+      const reason = classifyTransportError(err);
+      if (reason === 'GATEWAY_ERROR') onInternalError(call, err);
+      return fail(reason, call);
+    }
+  }
+
+  /** The remote's credentials out of an outcome (counted in the log), and an extended card rewritten. */
+  const finishOutcome = (admitted: Admitted, call: A2ACall, outcome: Outcome, log: CallLog): Outcome => {
+    let out = outcome;
+    const redactor = admitted.runtime.redactor();
+    if (redactor) {
+      const redacted = redactOutcome(redactor, out, (where) => gatewayFailure('CREDENTIAL_ECHOED', call.remote, {}, where));
+      if (redacted.count > 0) log.redactions = (log.redactions ?? 0) + redacted.count;
+      out = redacted.value;
+    }
+    if (out.kind === 'result' && call.operation.returnsCard && opts.rewriteCard) out = opts.rewriteCard(admitted.remote, out);
+    return out;
+  };
+  const finishError = (admitted: Admitted, call: A2ACall, error: ErrorOutcome, log: CallLog): ErrorOutcome =>
+    finishOutcome(admitted, call, error, log) as ErrorOutcome;
+
+  const redactMetadata = (admitted: Admitted, metadata: Readonly<Record<string, string>> | undefined, log: CallLog) => {
+    const redactor = admitted.runtime.redactor();
+    if (!redactor || !metadata) return metadata;
+    const kept = redactor.headers(metadata);
+    if (kept.count > 0) log.redactions = (log.redactions ?? 0) + kept.count;
+    return kept.headers;
+  };
+
+  const bytesOf = (outcome: Outcome): number => (outcome.kind === 'result' ? Buffer.byteLength(outcome.json) : 0);
+
+  return {
+    async unary(call, signal, info): Promise<UnaryReply> {
+      const started = performance.now();
+      const log = newLog(call, info);
+      // The caller's cancel, and shutdown's drainMs running out (then the call answers GATEWAY_SHUTDOWN).
+      const controller = new AbortController();
+      const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
+      const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+      signal.addEventListener('abort', onCallerGone, { once: true });
+      ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+      let reply: UnaryReply;
+      let admitted: Admitted | ErrorOutcome | undefined;
+      try {
+        admitted = await admit(call, controller.signal);
+        if ('kind' in admitted) {
+          reply = { outcome: admitted };
+        } else {
+          const upstreamStarted = performance.now();
+          const answer = await admitted.client.unary(call, controller.signal);
+          log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
+          ctx.metrics.upstreamLatency.observe({ remote: call.remote }, (performance.now() - upstreamStarted) / 1000);
+          const verdict = breakerVerdictOf(answer.outcome);
+          if (verdict === 'failure') admitted.runtime.breaker.onFailure();
+          else if (verdict === 'success') admitted.runtime.breaker.onSuccess();
+          const aborted = controller.signal.reason instanceof CallAborted ? controller.signal.reason.reason : undefined;
+          const outcome = aborted === 'GATEWAY_SHUTDOWN' ? fail('GATEWAY_SHUTDOWN', call) : answer.outcome;
+          const metadata = redactMetadata(admitted, answer.metadata, log);
+          reply = { outcome: finishOutcome(admitted, call, outcome, log), ...(metadata ? { metadata } : {}) };
+        }
+      } catch (err) {
+        onInternalError(call, err);
+        reply = { outcome: fail('GATEWAY_ERROR', call) };
+      } finally {
+        signal.removeEventListener('abort', onCallerGone);
+        ctx.drainEnd.removeEventListener('abort', onDrainEnd);
+        if (admitted && !('kind' in admitted)) admitted.release();
+      }
+      log.outcome = reply.outcome.kind === 'result' ? 'ok' : reply.outcome.reason;
+      log.bytesOut = bytesOf(reply.outcome);
+      recordCallLine(ctx, logger, call.caller.requestId, log, started);
+      return reply;
+    },
+
+    async stream(call, sink, info): Promise<void> {
+      const started = performance.now();
+      const log = newLog(call, info);
+      log.events = 0;
+      // The caller leaving, or the gateway starting to shut down (the stream then ends with GATEWAY_SHUTDOWN).
+      const controller = new AbortController();
+      const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
+      const onShutdown = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
+      sink.signal.addEventListener('abort', onCallerGone, { once: true });
+      ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+      let finalError: ErrorOutcome | undefined;
+      let ended = false;
+      const end = (error?: ErrorOutcome) => {
+        if (ended) return;
+        ended = true;
+        finalError = error;
+        sink.end(error);
+      };
+      let admitted: Admitted | ErrorOutcome | undefined;
+      try {
+        admitted = await admit(call, controller.signal);
+        if ('kind' in admitted) {
+          end(admitted);
+        } else {
+          const open = admitted;
+          ctx.metrics.openStreams.inc({ remote: call.remote });
+          const upstreamStarted = performance.now();
+          // What the client writes passes through here: redaction, counting, and the shutdown ending.
+          const relay: EventSink = {
+            signal: controller.signal,
+            open: (metadata) => sink.open(redactMetadata(open, metadata, log) ?? {}),
+            write: (event) => {
+              const out = finishOutcome(open, call, event, log);
+              if (out.kind === 'error') {
+                end(out);
+                return Promise.resolve(false);
+              }
+              log.events = (log.events ?? 0) + 1;
+              log.bytesOut += bytesOf(out);
+              return sink.write(out);
+            },
+            end: (error) => {
+              const reason = controller.signal.reason instanceof CallAborted ? controller.signal.reason.reason : undefined;
+              if (reason === 'GATEWAY_SHUTDOWN') return end(fail('GATEWAY_SHUTDOWN', call));
+              end(error ? finishError(open, call, error, log) : undefined);
+            },
+          };
+          try {
+            await open.client.stream(call, relay);
+          } finally {
+            ctx.metrics.openStreams.dec({ remote: call.remote });
+            ctx.metrics.streamEvents.inc({ remote: call.remote }, log.events ?? 0);
+            log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
+          }
+          const verdict = breakerVerdictOf(finalError);
+          if (verdict === 'failure') open.runtime.breaker.onFailure();
+          else if (verdict === 'success') open.runtime.breaker.onSuccess();
+        }
+      } catch (err) {
+        onInternalError(call, err);
+        end(fail('GATEWAY_ERROR', call));
+      } finally {
+        sink.signal.removeEventListener('abort', onCallerGone);
+        ctx.shutdown.removeEventListener('abort', onShutdown);
+        if (admitted && !('kind' in admitted)) admitted.release();
+      }
+      end();
+      log.outcome = finalError ? finalError.reason : 'ok';
+      recordCallLine(ctx, logger, call.caller.requestId, log, started);
+    },
+  };
+}
