@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const log = logger;
   const own = Object.keys(remoteUrls).length > 0 ? { remoteAddresses: remoteUrls } : {};
   // gRPC listeners (host:port): the shared one and each remote's own.
-  const grpcAddresses = grpc ? { grpcAddresses: { ...(grpc.shared ? { shared: grpc.shared } : {}), ...grpc.remotes } } : {};
+  const grpcAddresses = grpc ? { grpcAddresses: grpc } : {};
   log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, ...grpcAddresses, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
 
   const reload = (why: string) => {
