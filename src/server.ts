@@ -198,9 +198,10 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     ready = true;
   });
   app.addHook('onClose', async () => {
+    // The other listeners first: gRPC calls outlive the HTTP server and still need the drain timers.
+    await listenersClosed;
     clearInterval(sweep);
     clearTimeout(drainDeadline);
-    await listenersClosed;
     grpc?.upstreams.destroy();
     await ops?.close();
     await pools.close();
