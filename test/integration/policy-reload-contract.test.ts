@@ -61,10 +61,13 @@ const call = (url: string, remote: string, path: string, id: string, headers: Re
   rpc(`${url}/remotes/${remote}/${path}`, rpcRequest('GetTask', id, { id: 'task-1' }), headers);
 
 t.test('the contract: every server key is live except the listen addresses', async (t) => {
-  t.same(RESTART_KEYS, ['server.host', 'server.port', 'server.opsPort', 'remotes.<name>.listen']);
+  t.same(RESTART_KEYS, ['server.host', 'server.port', 'server.opsPort', 'remotes.<name>.listen', 'server.grpc', 'remotes.<name>.grpc.listen']);
+  t.equal(reloadEffect('server.grpc.tls.certFile'), 'restart');
+  t.equal(reloadEffect('remotes.<name>.grpc.listen.port'), 'restart');
+  t.equal(reloadEffect('remotes.<name>.grpc.target'), 'live', 'the remote’s gRPC endpoint changes on reload');
   t.equal(reloadEffect('remotes.<name>.listen.port'), 'restart');
   for (const key of Object.keys(ServerSchema.properties)) {
-    t.equal(reloadEffect(`server.${key}`), ['host', 'port', 'opsPort'].includes(key) ? 'restart' : 'live', `server.${key}`);
+    t.equal(reloadEffect(`server.${key}`), ['host', 'port', 'opsPort', 'grpc'].includes(key) ? 'restart' : 'live', `server.${key}`);
   }
   t.equal(reloadEffect('limits.maxResponseBytes'), 'live');
 });
