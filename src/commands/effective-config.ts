@@ -42,6 +42,7 @@ function remoteView(remote: RemoteConfig): Record<string, unknown> {
     maxConnections: remote.maxConnections,
     forwardHeaders: [...remote.forwardHeaders],
     ...(Object.keys(remote.tls).length > 0 ? { tls: tlsSummary(remote.tls) } : {}),
+    ...(remote.grpc ? { grpc: { ...remote.grpc } } : {}),
     ...(rateLimit ? { rateLimit: { ...rateLimit, ...(rateLimit.store ? { store: { ...rateLimit.store, url: maskUrl(rateLimit.store.url) } } : {}) } } : {}),
     circuitBreaker: { ...remote.circuitBreaker },
     retries: { ...remote.retries },
@@ -57,6 +58,10 @@ export function effectiveConfig(config: GatewayConfig): Record<string, unknown> 
       ...server,
       ...(server.publicBaseUrl !== undefined ? { publicBaseUrl: maskUrl(server.publicBaseUrl) } : {}),
       ...(server.auth ? { auth: { ...server.auth } } : {}),
+      // The gRPC listeners' TLS files are summarised like a remote's: the private key never shown.
+      ...(server.grpc
+        ? { grpc: { ...server.grpc, ...(server.grpc.tls ? { tls: { ...tlsSummary(server.grpc.tls), requireClientCert: server.grpc.tls.requireClientCert } } : {}) } }
+        : {}),
     },
     remotes: Object.fromEntries([...config.remotes.values()].map((r) => [r.name, remoteView(r)])),
   };

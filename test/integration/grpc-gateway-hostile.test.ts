@@ -6,7 +6,7 @@
  * and counts the call with its reason. Bounds are tested just under and just
  * over. The layer-level cases are in grpc-hostile-upstreams.test.ts.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
@@ -103,7 +103,7 @@ function errorInfos(error: grpc.ServiceError): { reason: string; domain: string;
   return fromBinary(StatusSchema, bin).details.map((d) => anyUnpack(d, ErrorInfoSchema)!);
 }
 
-function isGatewayFailure(t: Tap.Test, error: grpc.ServiceError | undefined, reason: Reason, code: grpc.status, remote: string): void {
+function isGatewayFailure(t: Test, error: grpc.ServiceError | undefined, reason: Reason, code: grpc.status, remote: string): void {
   t.ok(error, `${reason}: a status`);
   t.equal(error?.code, code, `${reason}: ${grpc.status[code]}`);
   t.equal(error?.details, gatewayErrors[reason].message, 'the catalogue’s fixed text');

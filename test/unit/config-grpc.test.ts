@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../src/config/errors.js';
 import { parseConfig } from '../../src/config/load.js';
 import { planReload } from '../../src/config/reload.js';
+import { effectiveConfig, MASK } from '../../src/commands/effective-config.js';
 
 const remote = (grpc = '') => `
 remotes:
@@ -21,7 +22,7 @@ const problemsOf = (yaml: string): string[] => {
   try {
     parseConfig(yaml, 'gw.yaml');
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems ?? [err.message];
+    if (err instanceof ConfigError) return [...(err.problems ?? [err.message])];
     throw err;
   }
   return [];
@@ -49,6 +50,9 @@ t.test('server.grpc.tls: files read; requireClientCert needs caFile', async (t) 
   t.equal(config.server.grpc?.tls?.cert.toString(), 'cert.pem bytes');
   t.equal(config.server.grpc?.tls?.ca?.toString(), 'ca.pem bytes');
   t.equal(config.server.grpc?.tls?.requireClientCert, true);
+  const shown = effectiveConfig(config) as { server: { grpc: unknown } };
+  t.same(shown.server.grpc, { host: '127.0.0.1', port: 0, tls: { ca: 'PEM, 12 bytes', cert: 'PEM, 14 bytes', key: MASK, requireClientCert: true } }, 'a2a-egress check: the key never shown');
+  t.notMatch(JSON.stringify(effectiveConfig(config)), /key\.pem bytes/);
   t.match(problemsOf(`server: { grpc: { tls: { certFile: ${dir}/cert.pem, keyFile: ${dir}/key.pem, requireClientCert: true } } }${remote()}`).join('\n'), /server\.grpc\.tls: requireClientCert needs caFile/);
   t.match(problemsOf(`server: { grpc: { tls: { certFile: ${dir}/missing.pem, keyFile: ${dir}/key.pem } } }${remote()}`).join('\n'), /^gw\.yaml:1: server\.grpc\.tls\.certFile: cannot read .*missing\.pem: ENOENT/);
   t.match(problemsOf(`server: { grpc: { tls: { certFile: ${dir}/cert.pem } } }${remote()}`).join('\n'), /server\.grpc\.tls\.keyFile: is required/);
