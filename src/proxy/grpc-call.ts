@@ -43,11 +43,16 @@ export interface GrpcCallOptions {
 // INTERNAL, UNAVAILABLE, DATA_LOSS.
 const FAILING_REMOTE_STATUS: ReadonlySet<number> = new Set([2, 4, 13, 14, 15]);
 
+// The HTTP/2 failures only a gRPC call has: the stream reset, the connection going away mid-call.
+const GRPC_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['UPSTREAM_STREAM_RESET', 'UPSTREAM_GOAWAY']);
+
 /** How one call's outcome counts for the remote's circuit breaker. */
 function breakerVerdictOf(outcome: Outcome | undefined): 'success' | 'failure' | 'none' {
   if (outcome === undefined || outcome.kind === 'result') return 'success';
   if (outcome.reason === 'REMOTE_ERROR') return FAILING_REMOTE_STATUS.has(outcome.remoteStatus?.grpc ?? 0) ? 'failure' : 'success';
-  if (BREAKER_FAILURES.has(outcome.reason)) return 'failure';
+  if (BREAKER_FAILURES.has(outcome.reason) || GRPC_TRANSPORT_FAILURES.has(outcome.reason)) return 'failure';
+  // An HTTP 5xx instead of a gRPC answer counts as it does on the JSON-RPC path.
+  if (outcome.reason === 'UPSTREAM_HTTP_ERROR' && Number(outcome.metadata.httpStatus) >= 500) return 'failure';
   // The gateway's own refusals and the caller leaving say nothing about the remote.
   return outcome.reason === 'CALLER_CLOSED' || outcome.reason === 'GATEWAY_SHUTDOWN' ? 'none' : 'success';
 }

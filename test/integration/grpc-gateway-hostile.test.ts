@@ -44,6 +44,7 @@ const handlers: Record<string, H2Handler> = {
     s.write(taskEvent('a'));
     s.end(encodeMessage(Buffer.from([0x0a, 0x7f, 0x01])));
   },
+  unavailable: (s) => s.respond({ ...GRPC_HEADERS, 'grpc-status': '14', 'grpc-message': 'overloaded' }, { endStream: true }),
   threeEvents: (s) => {
     s.respond(GRPC_HEADERS, { waitForTrailers: true });
     s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
@@ -58,13 +59,15 @@ const remote = (name: string, server: string, extra = '') => `
   ${name}:
     url: http://127.0.0.1:1/
     allowPrivateNetwork: true
-    circuitBreaker: { failureThreshold: 1000 }
     retries: { attempts: 1 }
     grpc: { target: "${servers[server]!.target}" }${extra}`;
 
 const gw: GrpcGateway = await startGrpcGateway(`
 server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
-remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}
+defaults:
+  circuitBreaker: { failureThreshold: 1000 }
+remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
+    circuitBreaker: { failureThreshold: 2, cooldownMs: 60000 }
 `);
 const client = new grpc.Client(gw.grpc.shared!, grpc.credentials.createInsecure());
 t.teardown(async () => {
@@ -180,4 +183,17 @@ t.test('maxRequestBytes: a request at the bound passes, one byte over is REQUEST
 t.test('a request that is not the method’s message is INVALID_PARAMS, logged', async (t) => {
   const { error } = await unary('atLimit', Buffer.from([0x0a, 0x7f, 0x01]));
   isGatewayFailure(t, error, 'INVALID_PARAMS', grpc.status.INVALID_ARGUMENT, 'atLimit');
+});
+
+t.test('the circuit breaker counts a remote’s UNAVAILABLE; once open, calls fail fast with CIRCUIT_OPEN', async (t) => {
+  for (let i = 0; i < 2; i++) {
+    const { error } = await unary('failing');
+    t.match(error, { code: grpc.status.UNAVAILABLE, details: 'overloaded' }, 'the remote’s own status and message');
+  }
+  const before = servers.unavailable!.requests.length;
+  const { error } = await unary('failing');
+  isGatewayFailure(t, error, 'CIRCUIT_OPEN', grpc.status.UNAVAILABLE, 'failing');
+  t.ok(Number(errorInfos(error!).find((i) => i.domain === 'a2a-egress')?.metadata.retryAfterMs) > 0, 'retryAfterMs');
+  t.equal(servers.unavailable!.requests.length, before, 'the remote was not called');
+  t.match(await gw.metrics(), /a2a_egress_circuit_state\{remote="failing"\} 2/);
 });
