@@ -21,7 +21,8 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
-import { BREAKER_FAILURES, CallAborted, classifyTransportError } from '../upstream/errors.js';
+import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
+import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { redactOutcome } from './outcome-redaction.js';
 import { recordCallLine } from './reply.js';
@@ -55,6 +56,20 @@ function breakerVerdictOf(outcome: Outcome | undefined): 'success' | 'failure' |
   if (outcome.reason === 'UPSTREAM_HTTP_ERROR' && Number(outcome.metadata.httpStatus) >= 500) return 'failure';
   // The gateway's own refusals and the caller leaving say nothing about the remote.
   return outcome.reason === 'CALLER_CLOSED' || outcome.reason === 'GATEWAY_SHUTDOWN' ? 'none' : 'success';
+}
+
+/** A reply whose failure may be retried (thrown so that withRetries sees it). */
+class RetryableReply extends Error {
+  constructor(readonly reply: UnaryReply) {
+    super('retryable gRPC reply');
+  }
+}
+
+/** The last retryable reply is the answer; a wait cut short by the caller or the drain is that reason. */
+function unwrapRetryable(err: unknown, remote: string): UnaryReply {
+  if (err instanceof RetryableReply) return err.reply;
+  if (err instanceof CallAborted) return { outcome: gatewayFailure(err.reason, remote) };
+  throw err;
 }
 
 interface Admitted {
@@ -131,6 +146,24 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
     return kept.headers;
   };
 
+  /**
+   * Read-only operations are tried again (remote `retries`) when the connection failed before the call was carried
+   * (the JSON-RPC path's RETRYABLE reasons); no retry starts after the call's totalMs.
+   */
+  async function unaryWithRetries(admitted: Admitted, call: A2ACall, signal: AbortSignal, log: CallLog): Promise<UnaryReply> {
+    const { retries, timeouts } = admitted.remote;
+    log.attempts = 0;
+    const attempt = async (): Promise<UnaryReply> => {
+      log.attempts = (log.attempts ?? 0) + 1;
+      const reply = await admitted.client.unary(call, signal);
+      if (reply.outcome.kind === 'error' && RETRYABLE.has(reply.outcome.reason as Reason)) throw new RetryableReply(reply);
+      return reply;
+    };
+    const unwrap = (err: unknown) => unwrapRetryable(err, call.remote);
+    if (!call.operation.readOnly || retries.attempts <= 1) return attempt().catch(unwrap);
+    return withRetries(attempt, { ...retries, deadline: Date.now() + timeouts.totalMs, signal, isRetryable: (err) => err instanceof RetryableReply }).catch(unwrap);
+  }
+
   const bytesOf = (outcome: Outcome): number => (outcome.kind === 'result' ? Buffer.byteLength(outcome.json) : 0);
 
   return {
@@ -151,7 +184,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
           reply = { outcome: admitted };
         } else {
           const upstreamStarted = performance.now();
-          const answer = await admitted.client.unary(call, controller.signal);
+          const answer = await unaryWithRetries(admitted, call, controller.signal, log);
           log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
           ctx.metrics.upstreamLatency.observe({ remote: call.remote }, (performance.now() - upstreamStarted) / 1000);
           const verdict = breakerVerdictOf(answer.outcome);

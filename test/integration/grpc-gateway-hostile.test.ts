@@ -8,6 +8,7 @@
  */
 import t, { type Test } from 'tap';
 import http2 from 'node:http2';
+import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
 import { anyUnpack } from '@bufbuild/protobuf/wkt';
@@ -52,6 +53,14 @@ const handlers: Record<string, H2Handler> = {
   },
 };
 
+// A port nobody listens on: connections are refused.
+const closedPort = await new Promise<number>((resolve) => {
+  const probe = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as net.AddressInfo;
+    probe.close(() => resolve(port));
+  });
+});
+
 const servers: Record<string, HostileServer> = {};
 for (const [name, handler] of Object.entries(handlers)) servers[name] = await startH2(handler);
 
@@ -68,6 +77,11 @@ defaults:
   circuitBreaker: { failureThreshold: 1000 }
 remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
     circuitBreaker: { failureThreshold: 2, cooldownMs: 60000 }
+  refused:
+    url: http://127.0.0.1:1/
+    allowPrivateNetwork: true
+    retries: { attempts: 3, baseMs: 1, maxMs: 2 }
+    grpc: { target: "127.0.0.1:${closedPort}" }
 `);
 const client = new grpc.Client(gw.grpc.shared!, grpc.credentials.createInsecure());
 t.teardown(async () => {
@@ -196,4 +210,16 @@ t.test('the circuit breaker counts a remote’s UNAVAILABLE; once open, calls fa
   t.ok(Number(errorInfos(error!).find((i) => i.domain === 'a2a-egress')?.metadata.retryAfterMs) > 0, 'retryAfterMs');
   t.equal(servers.unavailable!.requests.length, before, 'the remote was not called');
   t.match(await gw.metrics(), /a2a_egress_circuit_state\{remote="failing"\} 2/);
+});
+
+t.test('read-only calls are retried on a refused connection (retries.attempts); others are not', async (t) => {
+  const { error } = await unary('refused');
+  isGatewayFailure(t, error, 'UPSTREAM_REFUSED', grpc.status.UNAVAILABLE, 'refused');
+  t.match(gw.calls().at(-1), { method: 'GetTask', attempts: 3 });
+  const sent = await new Promise<grpc.ServiceError | undefined>((resolve) => {
+    const request = Buffer.from(jsonToBinary('SendMessageRequest', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }));
+    client.makeUnaryRequest(`${SERVICE_PATH}SendMessage`, identity, identity, request, named('refused'), (err) => resolve(err ?? undefined));
+  });
+  t.equal(sent?.code, grpc.status.UNAVAILABLE);
+  t.match(gw.calls().at(-1), { method: 'SendMessage', outcome: 'UPSTREAM_REFUSED', attempts: 1 });
 });
