@@ -19,6 +19,8 @@ const SECRET = 'grpc-remote-token-0123456789';
 const upstream = await startSdkGrpcUpstream({ stepDelayMs: 5, extendedCard: true });
 // A gRPC server has no well-known URL: the remote's card is served over HTTP beside it.
 const cardHost = await serveCard(() => upstream.card);
+// A remote whose card offers JSON-RPC only: nothing for the gateway to call over gRPC.
+const jsonOnlyHost = await serveCard(() => ({ ...upstream.card, supportedInterfaces: [{ url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
 const gw = await startGrpcGateway(
   `
 server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
@@ -35,12 +37,16 @@ remotes:
     methods: [GetTask]
     rateLimit: { perSecond: 0.001, burst: 1 }
     grpc: { target: "${upstream.target}" }
+  jsonOnly:
+    url: ${jsonOnlyHost.url}/
+    allowPrivateNetwork: true
 `,
   { GRPC_REMOTE_TOKEN: SECRET },
 );
 t.teardown(async () => {
   await gw.close();
   await cardHost.close();
+  await jsonOnlyHost.close();
   await upstream.close();
 });
 
@@ -179,6 +185,13 @@ t.test('the method allowlist and the rate limit hold for gRPC callers', async (t
   t.match(limited, { status: grpc.status.RESOURCE_EXHAUSTED, message: /rate limit/ });
   t.match(gw.calls().at(-1)!, { remote: 'limited', method: 'GetTask', outcome: 'RATE_LIMITED' });
   t.match(await gw.metrics(), /a2a_egress_calls_total\{remote="limited",method="GetTask",outcome="RATE_LIMITED"\} 1/);
+});
+
+t.test('a remote without a gRPC endpoint (none configured, none in its card) is NO_USABLE_INTERFACE', async (t) => {
+  const shared = await sdkGrpcClientOf(gw.grpc.shared!, upstream.card);
+  const err = await sendText(shared, 'x', { serviceParameters: { 'a2a-egress-remote': 'jsonOnly' } }).catch((e: unknown) => e);
+  t.match(err, { name: 'InvalidAgentResponseError', status: grpc.status.INTERNAL, message: /no interface the gateway can carry: its agent card lists no gRPC interface/ });
+  t.match(gw.calls().at(-1)!, { remote: 'jsonOnly', outcome: 'NO_USABLE_INTERFACE' });
 });
 
 t.test('a reload: a remote added is reachable on the shared listener; listener changes need a restart', async (t) => {
