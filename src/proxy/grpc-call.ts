@@ -4,14 +4,17 @@
  * in the same order and with the same modules: shutdown and remote checks,
  * the method allowlist, admission (breaker, rate, concurrency: policy/),
  * the remote's gRPC client (credentials as metadata, deadlines and size caps
- * from the remote's timeouts and limits: bindings/grpc/client.ts), redaction
- * of the remote's credentials, the breaker's verdict, metrics and the one log
- * line per call (proxy/reply.ts).
+ * from the remote's timeouts and limits: bindings/grpc/client.ts), retries of
+ * read-only calls, redaction of the remote's credentials, validateResults,
+ * the breaker's verdict, metrics and the one log line per call (proxy/reply.ts).
  *
- * It implements the gRPC listener's CallHandler and knows no wire format, so
- * it can move onto the binding-neutral call runner when there is one.
+ * It implements the gRPC listener's CallHandler and knows no wire format.
+ * The binding-neutral runner (core/call-runner.ts) does the same steps over
+ * an HTTP/1.1 transport with an UpstreamCodec; once it can take another
+ * transport (this client is node:http2), this moves onto it.
  */
 import type { Logger } from 'pino';
+import { checkResult } from '../a2a/result-validate.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { A2ACall } from '../core/call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
@@ -23,8 +26,8 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
 import { withRetries } from '../policy/retry.js';
+import { redactOutcome } from '../core/redact-outcome.js';
 import type { CallLog, GatewayContext } from './context.js';
-import { redactOutcome } from './outcome-redaction.js';
 import { recordCallLine } from './reply.js';
 
 /** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
@@ -128,9 +131,14 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
     let out = outcome;
     const redactor = admitted.runtime.redactor();
     if (redactor) {
-      const redacted = redactOutcome(redactor, out, (where) => gatewayFailure('CREDENTIAL_ECHOED', call.remote, {}, where));
-      if (redacted.count > 0) log.redactions = (log.redactions ?? 0) + redacted.count;
-      out = redacted.value;
+      const redacted = redactOutcome(out, redactor, (where) => gatewayFailure('CREDENTIAL_ECHOED', call.remote, {}, where));
+      if (redacted.redactions > 0) log.redactions = (log.redactions ?? 0) + redacted.redactions;
+      out = redacted.outcome;
+    }
+    if (out.kind === 'result' && admitted.remote.limits.validateResults) {
+      // The proto already typed the message; the A2A schema also checks what a proto cannot (required members).
+      const check = checkResult(call.operation.name, out.value);
+      if (!check.ok) out = gatewayFailure('INVALID_RESULT', call.remote, {}, check.problem);
     }
     if (out.kind === 'result' && call.operation.returnsCard && opts.rewriteCard) out = opts.rewriteCard(admitted.remote, out);
     return out;

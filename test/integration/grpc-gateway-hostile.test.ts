@@ -75,7 +75,7 @@ const gw: GrpcGateway = await startGrpcGateway(`
 server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
 defaults:
   circuitBreaker: { failureThreshold: 1000 }
-remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
+remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('validated', 'threeEvents', '\n    limits: { validateResults: true }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
     circuitBreaker: { failureThreshold: 2, cooldownMs: 60000 }
   refused:
     url: http://127.0.0.1:1/
@@ -222,4 +222,13 @@ t.test('read-only calls are retried on a refused connection (retries.attempts); 
   });
   t.equal(sent?.code, grpc.status.UNAVAILABLE);
   t.match(gw.calls().at(-1), { method: 'SendMessage', outcome: 'UPSTREAM_REFUSED', attempts: 1 });
+});
+
+t.test('validateResults: an event the A2A schema refuses (a task without status) ends the stream with INVALID_RESULT', async (t) => {
+  const { events, error } = await stream('validated');
+  t.equal(events.length, 0);
+  t.equal(error?.code, grpc.status.INTERNAL);
+  t.equal(error?.details, `${gatewayErrors.INVALID_RESULT.message}: result.task.status is required`, 'the problem names a path, never a value');
+  t.match(errorInfos(error!).find((i) => i.domain === 'a2a-egress'), { reason: 'INVALID_RESULT', metadata: { remote: 'validated' } });
+  t.match(gw.calls().at(-1), { remote: 'validated', outcome: 'INVALID_RESULT', events: 0 });
 });

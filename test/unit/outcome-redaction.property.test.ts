@@ -1,6 +1,6 @@
 /**
- * Redaction of Outcomes (src/proxy/outcome-redaction.ts), the binding-neutral
- * step the gRPC call path uses: whatever a remote puts in a result or an
+ * Redaction of Outcomes (src/core/redact-outcome.ts), the binding-neutral
+ * step every call path of a non-JSON-RPC caller uses (gRPC, HTTP+JSON): whatever a remote puts in a result or an
  * error, the credential never comes out, and an outcome without it comes out
  * as the same object.
  */
@@ -8,7 +8,12 @@ import t from 'tap';
 import fc from 'fast-check';
 import type { ErrorOutcome, Outcome, ResultOutcome } from '../../src/core/outcome.js';
 import { Redactor } from '../../src/envelope/redact.js';
-import { redactOutcome } from '../../src/proxy/outcome-redaction.js';
+import { redactOutcome as redactWith } from '../../src/core/redact-outcome.js';
+
+const redactOutcome = (r: Redactor, outcome: Outcome, refused: (where: string) => ErrorOutcome) => {
+  const { outcome: value, redactions: count } = redactWith(outcome, r, refused);
+  return { value, count };
+};
 
 const SECRET = 'sk-live-7f3a9c2e5b1d4f60';
 const redactor = new Redactor([SECRET]);
