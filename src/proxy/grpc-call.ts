@@ -184,6 +184,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
       const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
       signal.addEventListener('abort', onCallerGone, { once: true });
       ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+      if (signal.aborted) onCallerGone();
       let reply: UnaryReply;
       let admitted: Admitted | ErrorOutcome | undefined;
       try {
@@ -227,6 +228,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
       const onShutdown = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
       sink.signal.addEventListener('abort', onCallerGone, { once: true });
       ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+      if (sink.signal.aborted) onCallerGone();
       let finalError: ErrorOutcome | undefined;
       let ended = false;
       const end = (error?: ErrorOutcome) => {

@@ -36,10 +36,18 @@ interface Entry {
   readonly client: GrpcRemoteClient;
 }
 
+// Per config object (a reload makes new ones): TLS files can be large, serialize them once.
+const settingsOf = new WeakMap<RemoteConfig, string>();
+
 /** The remote settings a client is built from: a change to any of them builds a new one. */
 function fingerprintOf(remote: RemoteConfig, target: string): string {
-  const { timeouts, limits } = remote;
-  return JSON.stringify([target, remote.tls, remote.allowPrivateNetwork, remote.keepRemoteErrorData, remote.maxConnections, timeouts, limits, remote.url.protocol]);
+  let settings = settingsOf.get(remote);
+  if (settings === undefined) {
+    const { timeouts, limits } = remote;
+    settings = JSON.stringify([remote.tls, remote.allowPrivateNetwork, remote.keepRemoteErrorData, remote.maxConnections, timeouts, limits, remote.url.protocol]);
+    settingsOf.set(remote, settings);
+  }
+  return `${target}\u0000${settings}`;
 }
 
 /** The GRPC interface of a card on `host` (1.0 supportedInterfaces; 0.3 preferredTransport/additionalInterfaces). */
