@@ -186,10 +186,11 @@ async function serveCard(
   let card: Record<string, unknown>;
   try {
     const generation = cached.card.generation;
-    const grpc = grpcCard?.(remote, source);
+    // gRPC is A2A 1.0's binding here (lf.a2a.v1): a 0.3 card's gRPC means 0.3's service, which the gateway does not serve.
+    const grpc = generation === '1.0' ? grpcCard?.(remote, source) : undefined;
     card = rewriteCard(source, generation, {
       ...cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote)),
-      ...(grpc && generation === '1.0' ? { jsonRpcOptional: true } : {}),
+      ...(grpc ? { jsonRpcOptional: true } : {}),
     });
     if (grpc) card = withGrpcInterfaces(source, card, generation, { ...grpc, maxCardTextBytes: remote.limits.maxCardTextBytes });
     if (generation === '1.0' && Array.isArray(card.supportedInterfaces) && card.supportedInterfaces.length === 0) {

@@ -39,6 +39,8 @@ const handlers: Record<string, H2Handler> = {
     s.write(taskEvent('a'), () => setTimeout(() => s.destroy(new Error('reset')), 20));
   },
   silent: () => {},
+  // Headers, then nothing: a stream that goes quiet.
+  quietStream: (s) => s.respond(GRPC_HEADERS),
   brokenEvent: (s) => {
     s.respond(GRPC_HEADERS, { waitForTrailers: true });
     s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
@@ -75,7 +77,7 @@ const gw: GrpcGateway = await startGrpcGateway(`
 server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
 defaults:
   circuitBreaker: { failureThreshold: 1000 }
-remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('validated', 'threeEvents', '\n    limits: { validateResults: true }')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
+remotes:${remote('notFound', 'junkDetails')}${remote('atLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES} }`)}${remote('overLimit', 'task', `\n    limits: { maxResponseBytes: ${TASK_BYTES - 1} }`)}${remote('huge', 'oversized')}${remote('reset', 'resetMidStream')}${remote('silent', 'silent', '\n    timeouts: { totalMs: 300 }')}${remote('broken', 'brokenEvent')}${remote('threeOk', 'threeEvents', '\n    limits: { maxStreamEvents: 3 }')}${remote('threeOver', 'threeEvents', '\n    limits: { maxStreamEvents: 2 }')}${remote('validated', 'threeEvents', '\n    limits: { validateResults: true }')}${remote('quiet', 'quietStream', '\n    timeouts: { streamIdleMs: 200 }')}${remote('patient', 'silent')}${remote('smallRequests', 'task', '\n    limits: { maxRequestBytes: 64 }')}${remote('failing', 'unavailable')}
     circuitBreaker: { failureThreshold: 2, cooldownMs: 60000 }
   refused:
     url: http://127.0.0.1:1/
@@ -231,4 +233,23 @@ t.test('validateResults: an event the A2A schema refuses (a task without status)
   t.equal(error?.details, `${gatewayErrors.INVALID_RESULT.message}: result.task.status is required`, 'the problem names a path, never a value');
   t.match(errorInfos(error!).find((i) => i.domain === 'a2a-egress'), { reason: 'INVALID_RESULT', metadata: { remote: 'validated' } });
   t.match(gw.calls().at(-1), { remote: 'validated', outcome: 'INVALID_RESULT', events: 0 });
+});
+
+t.test('a stream that goes quiet ends at streamIdleMs with STREAM_IDLE', async (t) => {
+  const { events, error } = await stream('quiet');
+  t.equal(events.length, 0);
+  isGatewayFailure(t, error, 'STREAM_IDLE', grpc.status.DEADLINE_EXCEEDED, 'quiet');
+});
+
+t.test('a caller’s own deadline cancels the call upstream: CALLER_CLOSED in the log', async (t) => {
+  const before = servers.silent!.requests.length;
+  const error = await new Promise<grpc.ServiceError | null>((resolve) => {
+    const request = Buffer.from(jsonToBinary('GetTaskRequest', { id: 't1' }));
+    client.makeUnaryRequest(`${SERVICE_PATH}GetTask`, identity, identity, request, named('patient'), { deadline: Date.now() + 200 }, (err) => resolve(err));
+  });
+  t.equal(error?.code, grpc.status.DEADLINE_EXCEEDED, 'the caller’s client ends it');
+  t.equal(servers.silent!.requests.length, before + 1, 'the call reached the remote');
+  t.equal(servers.silent!.requests.at(-1)?.['grpc-timeout'], '60000m', 'the remote’s own deadline (totalMs) travels upstream');
+  for (let i = 0; i < 50 && gw.calls().at(-1)?.remote !== 'patient'; i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(gw.calls().at(-1), { remote: 'patient', outcome: 'CALLER_CLOSED' });
 });
