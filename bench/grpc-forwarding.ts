@@ -3,7 +3,9 @@
  *
  * gRPC unary CPU per call: a grpc-js caller calls the @a2a-js/sdk gRPC server
  * directly, then through the gRPC binding's forwarding harness (listener →
- * A2ACall → client, no policy), in alternating rounds of one run. Upstream
+ * A2ACall → client, no policy), then through the whole gateway (its own gRPC
+ * listener for the remote: policy, metrics and the info-level log line to
+ * /dev/null), in alternating rounds of one run. Upstream
  * and harness are separate processes; each one's CPU (utime+stime from
  * /proc/PID/stat) is read before and after a round and divided by the calls.
  * The headline is the harness's CPU per call beside the upstream's own (the
@@ -32,6 +34,19 @@ if (role === 'upstream') {
   const harness = await startHarness(client);
   process.stdout.write(`${JSON.stringify({ target: harness.target })}\n`);
   process.on('SIGTERM', () => void harness.close().then(() => process.exit(0)));
+} else if (role === 'gateway') {
+  // The gateway as the CLI runs it: config through the loader, the remote's own gRPC listener, logs at info.
+  const { createWriteStream } = await import('node:fs');
+  const { parseConfig } = await import('../src/config/load.js');
+  const { createGateway } = await import('../src/server.js');
+  const { createLogger } = await import('../src/telemetry/logger.js');
+  const config = parseConfig(
+    `server: { host: 127.0.0.1, port: 0 }\nremotes:\n  bench:\n    url: http://127.0.0.1:1/\n    allowPrivateNetwork: true\n    grpc: { target: "${process.argv[3]!}", listen: { port: 0 } }\n`,
+  );
+  const gateway = await createGateway(config, { logger: createLogger('info', createWriteStream('/dev/null')), processMetrics: false });
+  const { grpc: addresses } = await gateway.listen();
+  process.stdout.write(`${JSON.stringify({ target: addresses!.remotes.bench })}\n`);
+  process.on('SIGTERM', () => void gateway.close().then(() => process.exit(0)));
 } else if (role === 'passthrough') {
   // The least any gRPC hop can cost: grpc-js server + grpc-js client, bytes passed through untouched.
   const upstreamClient = new grpc.Client(process.argv[3]!, grpc.credentials.createInsecure());
@@ -95,16 +110,18 @@ async function main(): Promise<void> {
   const upstream = await startChild(['upstream']);
   const harness = await startChild(['harness', upstream.target]);
   const passthrough = await startChild(['passthrough', upstream.target]);
+  const gatewayChild = await startChild(['gateway', upstream.target]);
   const up = upstream.child.pid!;
-  const pids: Record<string, number> = { 'via harness': harness.child.pid!, 'via passthrough': passthrough.child.pid!, direct: harness.child.pid! };
+  const pids: Record<string, number> = { 'via harness': harness.child.pid!, 'via passthrough': passthrough.child.pid!, 'via gateway': gatewayChild.child.pid!, direct: harness.child.pid! };
   try {
     // Warm-up: JIT, connections.
     await load(upstream.target, 500, concurrency);
     await load(harness.target, 500, concurrency);
     await load(passthrough.target, 500, concurrency);
+    await load(gatewayChild.target, 500, concurrency);
     const rows: { round: number; path: string; upstreamUs: number; harnessUs: number; wallMs: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
-      for (const [path, target] of [['direct', upstream.target], ['via harness', harness.target], ['via passthrough', passthrough.target]] as const) {
+      for (const [path, target] of [['direct', upstream.target], ['via harness', harness.target], ['via passthrough', passthrough.target], ['via gateway', gatewayChild.target]] as const) {
         const hop = pids[path]!;
         const [u0, h0, t0] = [cpuMicros(up), cpuMicros(hop), performance.now()];
         await load(target, calls, concurrency);
@@ -121,13 +138,15 @@ async function main(): Promise<void> {
     const direct = median(rows.filter((r) => r.path === 'direct').map((r) => r.upstreamUs));
     const hopCost = median(rows.filter((r) => r.path === 'via harness').map((r) => r.harnessUs));
     const bare = median(rows.filter((r) => r.path === 'via passthrough').map((r) => r.harnessUs));
+    const whole = median(rows.filter((r) => r.path === 'via gateway').map((r) => r.harnessUs));
     process.stdout.write(
       `median µs/call: direct grpc-js server ${direct.toFixed(1)}; forwarding harness ${hopCost.toFixed(1)}; bare grpc-js passthrough hop ${bare.toFixed(1)} ` +
-        `(harness = ${(hopCost / bare).toFixed(2)}x the bare hop)\n`,
+        `(harness = ${(hopCost / bare).toFixed(2)}x the bare hop); the whole gateway ${whole.toFixed(1)} (${(whole / bare).toFixed(2)}x the bare hop)\n`,
     );
   } finally {
     upstream.child.kill('SIGTERM');
     harness.child.kill('SIGTERM');
     passthrough.child.kill('SIGTERM');
+    gatewayChild.child.kill('SIGTERM');
   }
 }
