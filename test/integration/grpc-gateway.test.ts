@@ -19,6 +19,15 @@ const SECRET = 'grpc-remote-token-0123456789';
 const upstream = await startSdkGrpcUpstream({ stepDelayMs: 5, extendedCard: true });
 // A gRPC server has no well-known URL: the remote's card is served over HTTP beside it.
 const cardHost = await serveCard(() => upstream.card);
+// A remote whose card offers gRPC first, then JSON-RPC on its url's origin (and a gRPC endpoint on another host).
+const bothHost: { url: string; close(): Promise<void> } = await serveCard(() => ({
+  ...upstream.card,
+  supportedInterfaces: [
+    { url: upstream.target, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    { url: `${bothHost.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: 'elsewhere.example.com:443', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+  ],
+}));
 // A remote whose card offers JSON-RPC only: nothing for the gateway to call over gRPC.
 const jsonOnlyHost = await serveCard(() => ({ ...upstream.card, supportedInterfaces: [{ url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
 const gw = await startGrpcGateway(
@@ -40,6 +49,10 @@ remotes:
   jsonOnly:
     url: ${jsonOnlyHost.url}/
     allowPrivateNetwork: true
+  both:
+    url: ${bothHost.url}/a2a
+    allowPrivateNetwork: true
+    grpc: { listen: { port: 0, publicTarget: "grpc.gateway.example:7443" } }
 `,
   { GRPC_REMOTE_TOKEN: SECRET },
 );
@@ -47,6 +60,7 @@ t.teardown(async () => {
   await gw.close();
   await cardHost.close();
   await jsonOnlyHost.close();
+  await bothHost.close();
   await upstream.close();
 });
 
@@ -57,13 +71,29 @@ t.test('the listeners are bound and logged; the card points gRPC callers at the 
   t.match(gw.grpc.remotes.agent, /^127\.0\.0\.1:\d+$/);
   t.not(gw.grpc.remotes.agent, gw.grpc.shared);
   const bound = gw.logs.filter((l) => l.msg === 'gRPC listener bound');
-  t.same(bound.map((l) => l.grpcAddress).sort(), [gw.grpc.shared, gw.grpc.remotes.agent].sort());
+  t.same(bound.map((l) => l.grpcAddress).sort(), [gw.grpc.shared, gw.grpc.remotes.agent, gw.grpc.remotes.both].sort());
   const res = await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
   t.equal(res.status, 200);
   const card = (await res.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
   t.same(card.supportedInterfaces, [{ url: gw.grpc.remotes.agent, protocolBinding: 'GRPC', protocolVersion: '1.0' }], 'the remote’s gRPC interface, rewritten to the gateway');
   t.notMatch(JSON.stringify(card), upstream.target, 'the remote’s own endpoint is not shown');
   sdk = await sdkGrpcClientFromBaseUrl(`${gw.url}/remotes/agent/`);
+});
+
+t.test('a card with gRPC and JSON-RPC: both kept in the remote’s order, rewritten; another host’s gRPC endpoint dropped', async (t) => {
+  const res = await fetch(`${gw.url}/remotes/both/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
+  const card = (await res.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
+  t.same(
+    card.supportedInterfaces.map((i) => [i.protocolBinding, i.url]),
+    [
+      ['GRPC', 'grpc.gateway.example:7443'],
+      ['JSONRPC', `${gw.url}/remotes/both/`],
+      ['HTTP+JSON', `${gw.url}/remotes/both`],
+    ],
+    'publicTarget names the gRPC listener; HTTP+JSON is advertised (advertiseBindings)',
+  );
+  t.notMatch(JSON.stringify(card), /elsewhere/);
+  t.notMatch(JSON.stringify(card), upstream.target, 'the remote’s own gRPC endpoint is not shown');
 });
 
 t.test('SendMessage: a message reply; the call is logged and counted like a JSON-RPC call', async (t) => {
@@ -213,7 +243,7 @@ remotes:
     'next.yaml',
   );
   const { restartNeeded } = gw.gateway.reload(next);
-  t.same([...restartNeeded].sort(), ['remotes.added.grpc.listen', 'server.grpc']);
+  t.same([...restartNeeded].sort(), ['remotes.added.grpc.listen', 'remotes.both.grpc.listen', 'server.grpc']);
   const shared = await sdkGrpcClientOf(gw.grpc.shared!, upstream.card);
   const reply = await sendText(shared, 'to the new one', { serviceParameters: { 'a2a-egress-remote': 'added' } });
   t.equal(replyText(reply), 'echo: to the new one');
