@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { changedRemotes, planReload } from './config/reload.js';
-import type { GatewayConfig, RemoteConfig } from './config/schema.js';
+import type { GatewayConfig } from './config/schema.js';
 import { createCardFetcher } from './a2a/card-fetch.js';
 import { createCallerAuth, type CallerCheck } from './policy/caller-auth.js';
 import type { CircuitState } from './policy/circuit-breaker.js';
@@ -20,12 +20,9 @@ import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { CardCache } from './a2a/card-cache.js';
 import type { ValidCard } from './a2a/card-source.js';
-import { cardCacheKey, isCardCacheKeyOf } from './routes/agent-card.js';
-import { GrpcListeners, type GrpcAddresses } from './routes/grpc-listeners.js';
-import { createGrpcCallHandler } from './proxy/grpc-call.js';
-import { GrpcUpstreamClients, grpcInterfaceOf } from './proxy/grpc-upstreams.js';
-import { grpcCardRewrite } from './proxy/grpc-card.js';
-import { parseGrpcTarget } from './bindings/grpc/target.js';
+import { isCardCacheKeyOf } from './routes/agent-card.js';
+import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
+import type { GrpcAddresses } from './routes/grpc-listeners.js';
 import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from './routes/caller-timeout.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
@@ -175,12 +172,12 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   let drainDeadline: NodeJS.Timeout | undefined;
   let listenersClosed: Promise<unknown> = Promise.resolve();
   // Assigned below, once the card cache exists (gRPC remotes may find their endpoint in their card).
-  let grpc: { readonly listeners: GrpcListeners | undefined; readonly upstreams: GrpcUpstreamClients } | undefined;
+  let grpc: GrpcFront | undefined;
   app.addHook('preClose', async () => {
     ready = false;
     shutdown.abort();
     // gRPC callers get GOAWAY now; calls in flight run until drainMs (then GATEWAY_SHUTDOWN), cut after the grace.
-    const grpcClosed = grpc?.listeners?.close(current.server.drainMs + DRAIN_GRACE_MS) ?? Promise.resolve();
+    const grpcClosed = grpc?.close(current.server.drainMs + DRAIN_GRACE_MS) ?? Promise.resolve();
     listenersClosed = Promise.allSettled([grpcClosed, ...[...listeners.values()].map((l) => l.close())]);
     // Sockets become idle as calls and streams finish; close each as soon as it does, and
     // everything still busy once drainMs is up.
@@ -202,7 +199,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     await listenersClosed;
     clearInterval(sweep);
     clearTimeout(drainDeadline);
-    grpc?.upstreams.destroy();
+    grpc?.destroy();
     await ops?.close();
     await pools.close();
     await rateStores.close();
@@ -233,34 +230,9 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   // A getter: a reload may turn server.auth on, off or change its tokens.
   const callerCheck = () => callerAuth;
 
-  const grpcUpstreams = new GrpcUpstreamClients({ runtime: (name) => runtimes.get(name), cardCache, fetchCard: cards.fetchCard, cardKey: cardCacheKey });
-  const grpcListeners: GrpcListeners | undefined = GrpcListeners.wanted(initial)
-    ? new GrpcListeners({
-        ctx,
-        logger,
-        callerAuth: callerCheck,
-        handler: createGrpcCallHandler({
-          ctx,
-          logger,
-          upstreams: grpcUpstreams,
-          rewriteCard: grpcCardRewrite({
-            config: () => current,
-            gatewayTargetOf: (name): string | undefined => grpcListeners?.cardTargetOf(name),
-            jsonRpcBaseOf: (name) => `${current.server.publicBaseUrl?.replace(/\/+$/, '') ?? urlOf(app)}/remotes/${encodeURIComponent(name)}/`,
-          }),
-        }),
-      })
-    : undefined;
-  grpc = { listeners: grpcListeners, upstreams: grpcUpstreams };
-  // The card of a remote with its own gRPC listener keeps its gRPC interface, pointing at that listener.
-  const grpcCard = (remote: RemoteConfig, card: Record<string, unknown>) => {
-    const gatewayTarget = grpcListeners?.cardTargetOf(remote.name);
-    if (gatewayTarget === undefined) return undefined;
-    const defaultTls = remote.url.protocol === 'https:';
-    const target = remote.grpc?.target ?? grpcInterfaceOf(card, remote.url.hostname, defaultTls);
-    return { gatewayTarget, advertise: false, ...(target !== undefined ? { remoteTarget: parseGrpcTarget(target, defaultTls) } : {}) };
-  };
-  const cardRoutes = { ...cards, grpcCard };
+  grpc = createGrpcFront({ ctx, logger, initial, runtime: (name) => runtimes.get(name), callerAuth: callerCheck, cardCache, fetchCard: cards.fetchCard, httpBaseUrl: () => urlOf(app) });
+  // A remote with its own gRPC listener: its card keeps its gRPC interfaces, pointing at that listener.
+  const cardRoutes = { ...cards, grpcCard: grpc.cardOptions };
   await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth: callerCheck, ...cardRoutes });
   await app.register(notFoundRoutes);
   for (const [name, listener] of listeners) {
@@ -311,7 +283,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
         await listener.listen({ host: where?.host ?? current.server.host, port: where?.port ?? 0 });
         remoteUrls[name] = urlOf(listener);
       }
-      const grpcAddresses = grpcListeners ? await grpcListeners.start(current) : undefined;
+      const grpcAddresses = await grpc?.start(current);
       return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}), remoteUrls, ...(grpcAddresses ? { grpc: grpcAddresses } : {}) };
     },
     reload(proposed) {
@@ -334,7 +306,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       callerAuth = nextCallerAuth;
       current = next;
       runtimes = nextRuntimes;
-      grpcUpstreams.retain(new Set(next.remotes.keys()));
+      grpc?.reloaded(next);
       trackRemotes();
       metrics.configReloads.inc({ result: 'ok' });
       return { restartNeeded };
