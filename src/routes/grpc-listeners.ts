@@ -88,6 +88,10 @@ export class GrpcListeners {
     const address = formatGrpcTarget(options.host, listener.port);
     this.#listeners.set(remote, { listener, address, ...(publicTarget !== undefined ? { publicTarget } : {}) });
     this.opts.logger.info({ grpcAddress: address, ...(remote !== null ? { remote } : {}), tls: options.tls !== undefined }, 'gRPC listener bound');
+    if (remote !== null && publicTarget === undefined && (options.host === '0.0.0.0' || options.host === '::')) {
+      // The card would send callers to an address they cannot dial.
+      this.opts.logger.warn({ remote, grpcAddress: address }, 'remote’s gRPC listener binds every address: set remotes.<name>.grpc.listen.publicTarget for its card');
+    }
     return address;
   }
 
