@@ -20,6 +20,7 @@ import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { CardCache } from './a2a/card-cache.js';
 import type { ValidCard } from './a2a/card-source.js';
+import { LearnedVersions } from './a2a/remote-versions.js';
 import { isCardCacheKeyOf } from './routes/agent-card.js';
 import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
 import type { GrpcAddresses } from './routes/grpc-listeners.js';
@@ -207,8 +208,11 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
 
   // One card cache for both forms: a remote's card is fetched once whichever listener a caller uses.
   const cardCache = new CardCache<ValidCard>();
+  // The version bridge: what each remote's card said (its generations), for every form of the call path.
+  const learnedVersions = new LearnedVersions();
   const cards = {
     cardCache,
+    learnedVersions,
     fetchCard: createCardFetcher({
       pools,
       policy: (name) => runtimes.get(name),
@@ -294,6 +298,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       void pools.retire(current, next);
       const changed = new Set(changedRemotes(current, next));
       if (changed.size > 0) cardCache.deleteWhere((key) => [...changed].some((name) => isCardCacheKeyOf(name, key)));
+      for (const name of changed) learnedVersions.forget(name);
       const s = next.server;
       logger.level = s.logLevel;
       budget.maxBytes = s.maxBufferedBytes;

@@ -37,6 +37,8 @@ function remoteView(remote: RemoteConfig): Record<string, unknown> {
     ...(remote.agentCardUrl ? { agentCardUrl: maskUrl(remote.agentCardUrl) } : {}),
     ...(remote.auth ? { auth: { ...remote.auth } } : {}),
     methods: [...remote.methods],
+    versions: remote.versions ? [...remote.versions] : 'from the card',
+    unversionedCard: remote.unversionedCard ?? 'remote',
     allowPrivateNetwork: remote.allowPrivateNetwork,
     keepRemoteErrorData: remote.keepRemoteErrorData,
     maxConnections: remote.maxConnections,

@@ -192,6 +192,8 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
       ...(remote.auth ? { auth: remote.auth } : {}),
       forwardHeaders: remote.forwardHeaders ?? defaults.forwardHeaders ?? builtinPolicy.forwardHeaders,
       methods: new Set(remote.methods ?? A2A_METHODS.keys()),
+      ...(remote.versions !== undefined ? { versions: remote.versions } : {}),
+      ...(remote.unversionedCard !== undefined ? { unversionedCard: remote.unversionedCard } : {}),
       ...(remote.listen
         ? {
             listen: {

@@ -198,6 +198,18 @@ export const RemoteSchema = Type.Object(
         description: 'A2A methods callers may use on this remote (default: all)',
       }),
     ),
+    versions: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('0.3'), Type.Literal('1.0')]), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'A2A generations the remote speaks over JSON-RPC; callers of the other one are translated (default: what its card says)',
+      }),
+    ),
+    unversionedCard: Type.Optional(
+      Type.Union([Type.Literal('remote'), Type.Literal('0.3'), Type.Literal('1.0')], {
+        description: 'the card a caller without A2A-Version gets: as the remote wrote it, or bridged to that generation',
+      }),
+    ),
     listen: Type.Optional(ListenSchema),
     binding: Type.Optional(
       Type.Union([Type.Literal('auto'), Type.Literal('jsonrpc'), Type.Literal('http+json')], {
@@ -313,6 +325,10 @@ export interface RemoteConfig {
   readonly auth?: AuthConfig;
   readonly forwardHeaders: readonly string[];
   readonly methods: ReadonlySet<string>;
+  /** `remotes.<name>.versions`: the generations the remote speaks (version bridge); unset means what its card says. */
+  readonly versions?: readonly ('0.3' | '1.0')[];
+  /** `remotes.<name>.unversionedCard`: the card a caller without A2A-Version gets (default: the remote's own). */
+  readonly unversionedCard?: 'remote' | '0.3' | '1.0';
   /** A listener of the remote's own (`remotes.<name>.listen`); read at start-up only. */
   readonly listen?: ListenConfig;
   /** `remotes.<name>.binding`: what the gateway speaks upstream (src/routes/upstream-binding.ts). */

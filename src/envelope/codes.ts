@@ -104,6 +104,10 @@ export const gatewayErrors = {
   INVALID_VERSION: { code: Code.VersionNotSupported, message: 'A2A-Version must be one Major.Minor version' },
   INVALID_EXTENSIONS: { code: Code.InvalidRequest, message: 'A2A-Extensions must be a comma-separated list of URIs' },
   UNSUPPORTED_BINDING_VERSION: { code: Code.VersionNotSupported, message: 'this gateway carries HTTP+JSON for A2A 1.0 only' },
+  // Version bridge (issue 17): the A2A-Version asked for is one neither the gateway's bridge nor the remote serves.
+  VERSION_NOT_SUPPORTED: { code: Code.VersionNotSupported, message: 'neither this gateway nor the remote serves the A2A version asked for' },
+  // Version bridge: the operation exists only in the generation the remote does not speak (1.0's ListTasks to a 0.3 remote).
+  NO_COUNTERPART: { code: Code.UnsupportedOperation, message: 'the operation does not exist in the A2A version the remote speaks' },
   INVALID_RESPONSE_MESSAGE: { code: Code.InvalidAgentResponse, message: "remote sent a body that is not the operation's response message" },
   NOT_AN_EVENT_STREAM: { code: Code.InvalidAgentResponse, message: 'remote answered a streaming call with a body that is not an event stream' },
 

@@ -41,4 +41,6 @@ export interface CallLog {
   events?: number;
   /** Credentials of the remote removed from (or refused in) what the caller received. */
   redactions?: number;
+  /** The version bridge translated the call: caller's generation > remote's, e.g. "0.3>1.0". */
+  bridge?: string;
 }

@@ -17,7 +17,7 @@ import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
-import { isEventStream, relayStream } from '../stream/relay.js';
+import { isEventStream, relayStream, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
@@ -25,16 +25,20 @@ import { finishCall, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { breakerVerdictOf, normalizeUpstreamReply } from './upstream-reply.js';
 import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+import { bridgeReply, errorAsEventStream, reportDropped, translateResult, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
+import { oneLine } from '../stream/event-normalize.js';
+import { openEventStream, writeText } from '../stream/sse-writer.js';
 
 export async function streamCall(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; path: string; caller: CallerGeneration },
+  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; path: string; caller: CallerGeneration; bridge?: VersionBridge | undefined },
   log: CallLog,
   started: number,
 ): Promise<void> {
-  const { remote, runtime, call, path, caller } = target;
+  const { remote, runtime, call, path, caller, bridge } = target;
+  const onDropped = (direction: 'response' | 'event', labels: readonly string[]) => bridge && reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels);
   const controller = new AbortController();
   const onCallerClose = () => {
     if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
@@ -52,6 +56,7 @@ export async function streamCall(
   let release: (() => void) | undefined;
   const lease = ctx.budget.lease();
   let normalized: Normalized | undefined;
+  let answeredUpstream = false;
   let responseHeaders: Record<string, string> = {};
   // The relay never throws; what it has to swallow is logged and counted here.
   const onInternalError = (err: unknown) =>
@@ -59,7 +64,7 @@ export async function streamCall(
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
-    const res = await sendUpstream(ctx, remote, upstreamHeaders(ctx, request, remote, runtime, true), {
+    const res = await sendUpstream(ctx, remote, withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge), {
       path,
       body: call.raw,
       streaming: true,
@@ -78,6 +83,8 @@ export async function streamCall(
     if (!isEventStream(res)) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
       normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease);
+      answeredUpstream = true;
+      if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped });
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
       if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
@@ -86,7 +93,8 @@ export async function streamCall(
       lease.release();
       // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
       const liveRedactor = runtime.credentials ? () => runtime.redactor() : undefined;
-      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor, onInternalError }, responseHeaders, log);
+      const translate = bridge && ((result: unknown) => translateResult(bridge, result, { onDropped }, 'event'));
+      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor, onInternalError, translate }, responseHeaders, log);
       if (res.statusCode >= 500) runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
     }
@@ -110,7 +118,21 @@ export async function streamCall(
     release?.();
     lease.release();
   }
+  if (normalized && errorAsEventStream(bridge, answeredUpstream, normalized)) return sendErrorEvent(ctx, reply, normalized, log, started, responseHeaders);
   if (normalized) return sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
+  finishCall(ctx, reply, log, started);
+}
+
+/** The one error envelope as a one-event stream (the version bridge, for 0.3 callers: see errorAsEventStream). */
+function sendErrorEvent(ctx: GatewayContext, reply: FastifyReply, normalized: Normalized, log: CallLog, started: number, headers: Record<string, string>): void {
+  reply.hijack();
+  const text = `data: ${oneLine(normalized.json)}\n\n`;
+  log.outcome = normalized.outcome;
+  log.events = 1;
+  if (openEventStream(reply.raw, { ...headers, 'x-request-id': reply.request.id })) {
+    log.bytesOut = writeText(reply.raw, text).bytes;
+    reply.raw.end();
+  }
   finishCall(ctx, reply, log, started);
 }
 
@@ -125,11 +147,12 @@ async function relay(
     caller: CallerGeneration;
     redactor: (() => Redactor | undefined) | undefined;
     onInternalError: (err: unknown) => void;
+    translate?: StreamRelayOptions['translateResult'];
   },
   responseHeaders: Record<string, string>,
   log: CallLog,
 ): Promise<void> {
-  const { remote, call, caller, redactor, onInternalError } = target;
+  const { remote, call, caller, redactor, onInternalError, translate } = target;
   // From here on the relay writes the raw response; Fastify must not answer too.
   reply.hijack();
   const body = res.body;
@@ -145,6 +168,7 @@ async function relay(
       headers: { ...responseHeaders, 'x-request-id': reply.request.id },
       shutdown: ctx.shutdown,
       checkResult,
+      ...(translate ? { translateResult: translate } : {}),
       redactor,
       onInternalError,
       abortUpstream: () => body.destroy(),

@@ -20,6 +20,7 @@ import { sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { BREAKER_FAILURES, RETRYABLE, breakerVerdictOf, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
 import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 
 export type { ResultRewrite } from './upstream-reply.js';
 
@@ -27,12 +28,12 @@ export async function unaryCall(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; info: MethodInfo; path: string; caller: CallerGeneration },
+  target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; info: MethodInfo; path: string; caller: CallerGeneration; bridge?: VersionBridge | undefined },
   log: CallLog,
   started: number,
   rewriteResult?: ResultRewrite,
 ): Promise<void> {
-  const { remote, runtime, call, info, path, caller } = target;
+  const { remote, runtime, call, info, path, caller, bridge } = target;
   const controller = new AbortController();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
   const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
@@ -54,7 +55,7 @@ export async function unaryCall(
   let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
   try {
     release = await runtime.admit(controller.signal);
-    const headers = upstreamHeaders(ctx, request, remote, runtime, false);
+    const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
     const upstreamStarted = performance.now();
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
     headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
@@ -83,6 +84,7 @@ export async function unaryCall(
       if (kept.count > 0) log.redactions = kept.count;
     }
     normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease, rewriteResult);
+    if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;

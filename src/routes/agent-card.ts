@@ -15,6 +15,7 @@ import { CardFetchError, createCardFetcher, type FetchCard } from '../a2a/card-f
 import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
 import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
 import { DEFAULT_A2A_VERSION, a2aVersionOf } from '../a2a/version.js';
+import { cardForCaller } from '../a2a/card-for-caller.js';
 import type { Redactor } from '../envelope/redact.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { UpstreamPools } from '../upstream/pools.js';
@@ -43,6 +44,10 @@ export interface AgentCardRouteOptions {
    * undefined = the card gets no gRPC interface.
    */
   readonly grpcCard?: (remote: RemoteConfig, card: Record<string, unknown>) => Omit<GrpcCardOptions, 'maxCardTextBytes'> | undefined;
+  /** Every card loaded (fetched or from the cache) for a remote: the version bridge learns its generations. */
+  readonly onCardLoaded?: (remote: string, card: ValidCard) => void;
+  /** The version bridge dropped members of a card (no counterpart in the caller's generation): count and log. */
+  readonly onBridgeDropped?: (request: FastifyRequest, remote: string, labels: readonly string[]) => void;
   /** One call per card request answered: the gateway logs and counts it. */
   readonly onCardRequest?: (request: FastifyRequest, record: CardRequestRecord) => void;
   /** A bug in the card path (answered 500 GATEWAY_ERROR): the gateway logs its stack and counts it. */
@@ -96,7 +101,7 @@ export async function agentCardRoutes(app: FastifyInstance, opts: AgentCardRoute
     const started = performance.now();
     let served: Served;
     try {
-      served = await serveCard(request, reply, config(), { fetchCard: fetcher, cache, mount, redaction: opts.redaction, onInternalError: opts.onInternalError, grpcCard: opts.grpcCard });
+      served = await serveCard(request, reply, config(), { fetchCard: fetcher, cache, mount, redaction: opts.redaction, onInternalError: opts.onInternalError, grpcCard: opts.grpcCard, onBridgeDropped: opts.onBridgeDropped, onCardLoaded: opts.onCardLoaded });
     } catch (err) {
       opts.onInternalError?.(request, err);
       if (!reply.sent) await sendProblem(reply, 500, 'GATEWAY_ERROR');
@@ -118,6 +123,8 @@ interface CardRouteParts {
   readonly redaction: AgentCardRouteOptions['redaction'];
   readonly onInternalError: AgentCardRouteOptions['onInternalError'];
   readonly grpcCard: AgentCardRouteOptions['grpcCard'];
+  readonly onBridgeDropped: AgentCardRouteOptions['onBridgeDropped'];
+  readonly onCardLoaded: AgentCardRouteOptions['onCardLoaded'];
 }
 
 /** When the gateway first served with a config: a reload may change a rewritten card without the remote changing it. */
@@ -127,7 +134,7 @@ async function serveCard(
   request: FastifyRequest,
   reply: FastifyReply,
   config: GatewayConfig,
-  { fetchCard, cache, mount, redaction, onInternalError, grpcCard }: CardRouteParts,
+  { fetchCard, cache, mount, redaction, onInternalError, grpcCard, onBridgeDropped, onCardLoaded }: CardRouteParts,
 ): Promise<Served> {
   // A remote may serve each protocol generation its own card: ask in the caller's version, cache per
   // Major.Minor (spellings of one version share an entry; missing, empty or invalid mean 0.3).
@@ -173,6 +180,7 @@ async function serveCard(
     return failed(limited ? 503 : failure.reason === 'GATEWAY_ERROR' ? 500 : 502, failure.reason, detail ? detail.text : failure.detail);
   }
   if (cached.stale) request.log.warn({ requestId: request.id, remote: remote.name }, 'serving a stale agent card: refresh failed');
+  onCardLoaded?.(remote.name, cached.card);
 
   // Before the rewrite: it cuts long texts, and a credential must go whole, not be cut in half.
   let source = cached.card.card;
@@ -183,13 +191,22 @@ async function serveCard(
     source = redacted.value as Record<string, unknown>;
   }
 
+  // Version bridge (issue 17): the card of the generation the caller asked in (a2a/card-for-caller.ts).
+  const chosen = cardForCaller(source, cached.card.generation, explicitA2aVersion(request.headers['a2a-version']), remote.unversionedCard);
+  if (!chosen.ok) return failed(502, 'INVALID_AGENT_CARD', chosen.problem);
+  if (chosen.dropped.length > 0) onBridgeDropped?.(request, remote.name, chosen.dropped);
+  source = chosen.card;
+  const generation = chosen.generation;
+
   let card: Record<string, unknown>;
   try {
-    const generation = cached.card.generation;
+    const bridged = generation !== cached.card.generation;
     // gRPC is A2A 1.0's binding here (lf.a2a.v1): a 0.3 card's gRPC means 0.3's service, which the gateway does not serve.
-    const grpc = generation === '1.0' ? grpcCard?.(remote, source) : undefined;
+    // The version bridge carries JSON-RPC only: a bridged card offers no HTTP+JSON or gRPC interface (issue 17).
+    const grpc = generation === '1.0' && !bridged ? grpcCard?.(remote, source) : undefined;
+    const options = cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote));
     card = rewriteCard(source, generation, {
-      ...cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote)),
+      ...(bridged ? { ...options, httpJsonUrl: undefined, advertise: undefined } : options),
       ...(grpc ? { jsonRpcOptional: true } : {}),
     });
     if (grpc) card = withGrpcInterfaces(source, card, generation, { ...grpc, maxCardTextBytes: remote.limits.maxCardTextBytes });
@@ -218,6 +235,12 @@ async function serveCard(
   }
   await reply.code(200).type(JSON_TYPE).send(body);
   return served;
+}
+
+/** The caller's A2A-Version as Major.Minor; undefined when it sent none (or an empty one). */
+function explicitA2aVersion(header: string | string[] | undefined): string | undefined {
+  const present = Array.isArray(header) ? header.length > 0 : header !== undefined && header.trim() !== '';
+  return present ? (a2aVersionOf(header) ?? DEFAULT_A2A_VERSION) : undefined;
 }
 
 const LIMIT_REASONS: ReadonlySet<Reason> = new Set(['CIRCUIT_OPEN', 'RATE_LIMITED', 'OVERLOADED', 'GATEWAY_OVERLOADED']);

@@ -18,6 +18,9 @@ import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { sendEnvelope } from '../proxy/reply.js';
 import { streamCall } from '../proxy/stream.js';
 import { unaryCall, type ResultRewrite } from '../proxy/unary.js';
+import { planVersionBridge, reportDropped } from '../proxy/version-bridge.js';
+import type { ProtocolGeneration } from '../a2a/operations.js';
+import type { RemoteConfig } from '../config/schema.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
@@ -37,6 +40,8 @@ export interface JsonRpcRouteOptions {
   readonly cardResultRewrite?: ResultRewrite;
   /** The HTTP+JSON binding's POSTs share this route's path; requests it owns are handed over (routes/http-json.ts). */
   readonly rest?: RestHandover;
+  /** The A2A generations a remote speaks (config, else its card); undefined: unknown, calls are not translated. */
+  readonly remoteVersions?: (remote: RemoteConfig) => readonly ProtocolGeneration[] | undefined;
 }
 
 export interface RestHandover {
@@ -144,9 +149,24 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
 
   // A remote reached over another binding: the call is transcoded (routes/jsonrpc-transcode.ts).
   if (remote.binding === 'http+json') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call, caller }, log, started);
-  const target = { remote, runtime, call, info, path, caller };
+  // Version bridge (issue 17): a caller of the generation the remote does not speak is translated.
+  const plan = planVersionBridge(call, request.headers['a2a-version'] ?? queryVersion(request.raw.url), opts.remoteVersions?.(remote), remote.limits.maxRequestBytes);
+  if (plan.kind === 'refuse') return refuse(plan.reason, call.id, plan.detail);
+  const bridge = plan.kind === 'bridge' ? plan.bridge : undefined;
+  if (bridge) log.bridge = `${bridge.caller}>${bridge.remote}`;
+  if (bridge) reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, 'request', bridge.dropped);
+
+  const target = { remote, runtime, call: bridge?.call ?? call, info, path, caller, bridge };
   if (info.streaming) return streamCall(ctx, request, reply, target, log, started);
   return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);
+}
+
+/** A2A 1.0 §3.6.1: the version may come as the `A2A-Version` query parameter when no header carries it. */
+function queryVersion(url: string | undefined): string | string[] | undefined {
+  const query = url?.indexOf('?') ?? -1;
+  if (query === -1) return undefined;
+  const values = [...new URLSearchParams(url!.slice(query + 1))].filter(([name]) => name.toLowerCase() === 'a2a-version').map(([, value]) => value);
+  return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
 }
 
 /** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */

@@ -8,13 +8,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CardCache } from '../a2a/card-cache.js';
 import type { ValidCard } from '../a2a/card-source.js';
 import type { FetchCard } from '../a2a/card-fetch.js';
+import type { RemoteConfig } from '../config/schema.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { GatewayContext } from '../proxy/context.js';
+import { remoteGenerations, type LearnedVersions } from '../a2a/remote-versions.js';
 import { agentCardRoutes, type AgentCardRouteOptions } from './agent-card.js';
 import { cardResultRewrite } from './extended-card.js';
 import { callerAuthHook, jsonRpcRoutes, type RestHandover } from './jsonrpc.js';
 import { handleRestCall, httpJsonRoutes, isRestPostPath, refuseRest } from './http-json.js';
 import type { RemoteMount } from './remote-mount.js';
+import { reportDropped } from '../proxy/version-bridge.js';
 
 export interface RemoteRoutesOptions {
   readonly ctx: GatewayContext;
@@ -28,6 +31,8 @@ export interface RemoteRoutesOptions {
   readonly onCardRequest?: AgentCardRouteOptions['onCardRequest'];
   readonly onInternalError?: AgentCardRouteOptions['onInternalError'];
   readonly grpcCard?: AgentCardRouteOptions['grpcCard'];
+  /** Shared by all forms: the generations each remote's card said last (the version bridge). */
+  readonly learnedVersions?: LearnedVersions;
 }
 
 export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
@@ -50,7 +55,11 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
       return reply;
     });
   }
-  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount), rest });
+  // The version bridge reads a remote's generations from `versions`, else from its card once a caller fetched it
+  // (clients do, first thing): a call never waits for a card fetch of its own.
+  const learned = opts.learnedVersions;
+  const remoteVersions = (remote: RemoteConfig) => remoteGenerations(remote.versions, learned?.get(remote.name));
+  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount), rest, remoteVersions });
   await app.register(httpJsonRoutes, restOptions);
   await app.register(agentCardRoutes, {
     config: () => ctx.config(),
@@ -60,6 +69,8 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
     ...(opts.onCardRequest ? { onCardRequest: opts.onCardRequest } : {}),
     ...(opts.onInternalError ? { onInternalError: opts.onInternalError } : {}),
     ...(opts.grpcCard ? { grpcCard: opts.grpcCard } : {}),
+    ...(learned ? { onCardLoaded: (remote: string, card: ValidCard) => learned.learn(remote, card) } : {}),
+    onBridgeDropped: (request, remote, labels) => reportDropped(ctx.metrics, request.log, request.id, remote, undefined, 'card', labels),
     redaction: {
       redactorFor: (name) => ctx.runtime(name)?.redactor(),
       count: (remote, n) => ctx.metrics.redactions.inc({ remote, path: 'card' }, n),

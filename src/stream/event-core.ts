@@ -33,6 +33,8 @@ export interface CoreOptions {
   readonly httpStatus: number;
   /** See EventContext.checkResult. */
   readonly checkResult?: EventContext['checkResult'];
+  /** See EventContext.translateResult (the version bridge). */
+  readonly translateResult?: EventContext['translateResult'];
   /** The caller's A2A generation (shape of error.data); default 1.0. */
   readonly caller?: CallerGeneration | undefined;
   /**
@@ -76,7 +78,8 @@ abstract class CoreBase implements RelayCore {
   protected readonly ctx: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: streamPolicy(opts), httpStatus: opts.httpStatus, checkResult: opts.checkResult };
+    this.ctx = { callerId: opts.callerId, policy: streamPolicy(opts), httpStatus: opts.httpStatus, checkResult: opts.checkResult,
+      ...(opts.translateResult ? { translateResult: opts.translateResult, maxEventBytes: opts.remote.limits.maxEventBytes } : {}) };
   }
 
   abstract push(chunk: Buffer): OutputEvent[];

@@ -6,6 +6,7 @@ import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
+import { serializeResultJson } from '../envelope/envelope.js';
 import { fail, normalizeJsonText, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
 import type { SseEvent } from './sse-parser.js';
 
@@ -28,6 +29,13 @@ export interface EventContext {
   readonly httpStatus: number;
   /** `limits.validateResults`: a problem text for a result that does not match the schema, else undefined. */
   readonly checkResult?: ((result: unknown) => string | undefined) | undefined;
+  /**
+   * The version bridge (issue 17): each normalized, checked result as the caller's generation writes it, or
+   * the reason it cannot be (the stream then ends with INVALID_EVENT naming that cause).
+   */
+  /** With translateResult: the bound on a translated event's envelope (the remote's maxEventBytes). */
+  readonly maxEventBytes?: number | undefined;
+  readonly translateResult?: ((result: unknown) => { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly reason: Reason }) | undefined;
 }
 
 /** `index` is the 1-based position of the event in the upstream stream, for ErrorInfo metadata. */
@@ -39,9 +47,19 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
   if (n.outcome === 'ok' && ctx.checkResult && (findDuplicateMember(n.json) || ctx.checkResult(n.result) !== undefined)) {
     return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
   }
+  if (n.outcome === 'ok' && ctx.translateResult) return translatedEvent(n.result, n.redactions, ctx, index);
   if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false, redactions: n.redactions };
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
   return invalidEvent(ctx, index, n.outcome, n.redactions);
+}
+
+/** A result in the caller's generation; it meets the event byte bound as the remote's event had to. */
+function translatedEvent(result: unknown, redactions: number | undefined, ctx: EventContext, index: number): NormalizedEvent {
+  const translated = ctx.translateResult!(result);
+  if (!translated.ok) return invalidEvent(ctx, index, translated.reason, redactions);
+  const json = serializeResultJson(ctx.callerId, JSON.stringify(translated.result));
+  if (ctx.maxEventBytes !== undefined && Buffer.byteLength(json) > ctx.maxEventBytes) return invalidEvent(ctx, index, 'EVENT_TOO_LARGE', redactions);
+  return { json, outcome: 'ok', final: false, redactions };
 }
 
 /**

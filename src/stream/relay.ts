@@ -39,6 +39,8 @@ export interface StreamRelayOptions {
   shutdown?: AbortSignal;
   /** `limits.validateResults`: each event's result is checked (see EventContext.checkResult). */
   checkResult?: CoreOptions['checkResult'];
+  /** The version bridge: each event's result in the caller's generation (see EventContext.translateResult). */
+  translateResult?: CoreOptions['translateResult'];
   /** The remote's credentials to keep out of every event (see CoreOptions.redactor). */
   redactor?: CoreOptions['redactor'];
   /** The gateway-wide byte budget for the event being assembled; a stream that cannot get room ends with GATEWAY_OVERLOADED. */
@@ -116,6 +118,7 @@ class StreamRelay {
         remote,
         httpStatus: this.up.statusCode,
         checkResult: this.opts.checkResult,
+        ...(this.opts.translateResult ? { translateResult: this.opts.translateResult } : {}),
         caller: this.opts.caller,
         redactor: this.opts.redactor,
       };

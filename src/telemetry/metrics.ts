@@ -48,6 +48,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly bridgeDropped = new Counter({
+    name: 'a2a_egress_bridge_dropped_total',
+    help: 'Members the version bridge dropped for having no counterpart in the other A2A generation, by direction (request, response, event)',
+    labelNames: ['remote', 'direction'] as const,
+    registers: [this.registry],
+  });
+
   readonly openStreams = new Gauge({
     name: 'a2a_egress_open_streams',
     help: 'SSE streams currently relayed',

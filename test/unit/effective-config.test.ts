@@ -37,3 +37,13 @@ remotes:
   const tls = (effectiveConfig(withTls) as { remotes: Record<string, { tls: unknown }> }).remotes.w!.tls;
   t.same(tls, { ca: 'PEM, 2 bytes', key: MASK, minVersion: 'TLSv1.3' }, 'TLS summarised, the private key masked');
 });
+
+t.test('the effective config shows the version bridge keys, set or not', async (t) => {
+  const config = parseConfig(
+    `remotes:\n  a: { url: https://a.example/a2a, versions: ['0.3'], unversionedCard: '0.3' }\n  b: { url: https://b.example/a2a }\n`,
+    'v.yaml',
+  );
+  const shown = effectiveConfig(config) as { remotes: Record<string, Record<string, unknown>> };
+  t.same([shown.remotes.a!.versions, shown.remotes.a!.unversionedCard], [['0.3'], '0.3']);
+  t.same([shown.remotes.b!.versions, shown.remotes.b!.unversionedCard], ['from the card', 'remote']);
+});
