@@ -81,7 +81,9 @@ function errorEvent(text: string, ctx: RestEventContext, invalid: (cause: Reason
   const code = isPlainObject(body.error) ? body.error.code : undefined;
   const httpStatus = typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599 ? code : undefined;
   const error = remoteErrorOutcome(body, httpStatus, ctx.policy);
-  return error === undefined ? invalid('INVALID_RESPONSE_MESSAGE') : { outcome: error, final: true };
+  if (error === undefined) return invalid('INVALID_RESPONSE_MESSAGE');
+  // metadata.httpStatus is the stream's HTTP status, as on the JSON-RPC stream path; the Status code stays in remoteStatus.
+  return { outcome: { ...error, metadata: { ...error.metadata, httpStatus: String(ctx.httpStatus) } }, final: true };
 }
 
 function errorEventBody(value: Record<string, unknown>): Record<string, unknown> {

@@ -20,6 +20,7 @@ import type { Reason } from '../../envelope/codes.js';
 import { normalizeReply, type Normalized } from '../../envelope/normalize.js';
 import { normalizeEvent } from '../../stream/event-normalize.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
+import { describeJsonValue, isPlainObject } from '../http-json/response-json.js';
 
 /** The id of every request the gateway makes on a caller's behalf (the caller's own id, if any, is the caller codec's). */
 const UPSTREAM_ID = 1;
@@ -49,8 +50,21 @@ export function outcomeOfEnvelope(normalized: Pick<Normalized, 'json' | 'outcome
   return { kind: 'error', code, message, reason: normalized.outcome as Reason | 'REMOTE_ERROR', metadata, ...(a2a ? { a2a } : {}), details };
 }
 
+/**
+ * A result for a caller of another binding must be the operation's response message: a JSON object (an HTTP+JSON body
+ * or event, a gRPC message). JSON-RPC callers never come here (their calls to JSON-RPC remotes keep the byte path), so
+ * a bare `5` or `[]` result is refused as the HTTP+JSON normalizer refuses it. Empty responses (a delete) mean nothing.
+ */
+function notAMessage(call: A2ACall, value: unknown): string | undefined {
+  if (call.operation.responseType === 'google.protobuf.Empty' || isPlainObject(value)) return undefined;
+  return `"result" is ${describeJsonValue(value)}`;
+}
+
 function checked(call: A2ACall, outcome: Outcome, policy: CodecPolicy, httpStatus: number): Outcome {
-  if (outcome.kind !== 'result' || !policy.checkResult) return outcome;
+  if (outcome.kind !== 'result') return outcome;
+  const shape = notAMessage(call, outcome.value);
+  if (shape !== undefined) return gatewayErrorOutcome('INVALID_RESPONSE_MESSAGE', { remote: policy.remote, httpStatus }, shape);
+  if (!policy.checkResult) return outcome;
   const problem = policy.checkResult(call, outcome.value);
   return problem === undefined ? outcome : gatewayErrorOutcome('INVALID_RESULT', { remote: policy.remote, httpStatus }, problem);
 }
@@ -88,7 +102,12 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     const n = normalizeEvent(event, { callerId: UPSTREAM_ID, policy, httpStatus, checkResult: check ? (result) => check(call, result) : undefined }, index);
     if (n.outcome === 'ok') {
       const json = n.json.startsWith(RESULT_PREFIX) ? n.json.slice(RESULT_PREFIX.length, -1) : n.json;
-      return { outcome: { kind: 'result', json, value: JSON.parse(json) as unknown }, final: false };
+      const value = JSON.parse(json) as unknown;
+      // Each event is a StreamResponse (an object), as normalizeRestEvent requires of an HTTP+JSON remote.
+      if (!isPlainObject(value)) {
+        return { outcome: gatewayErrorOutcome('INVALID_EVENT', { remote: policy.remote, httpStatus, metadata: { cause: 'INVALID_RESPONSE_MESSAGE', event: index } }), final: true };
+      }
+      return { outcome: { kind: 'result', json, value }, final: false };
     }
     return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   },
