@@ -5,9 +5,8 @@
  * then hands the call to the unary or the streaming proxy.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import underPressure from '@fastify/under-pressure';
 import { methodInfo } from '../a2a/methods.js';
-import { LimitsSchema, type ServerConfig } from '../config/schema.js';
+import { LimitsSchema } from '../config/schema.js';
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
@@ -63,23 +62,11 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     readRequestBody(payload, limitFor(ctx.config(), mount.remoteName(request)), done),
   );
 
-  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
-    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason, headers);
-    const name = mount.remoteName(request);
-    const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
-    const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
-    const caller = callerGeneration(undefined, request.headers['a2a-version']);
-    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers, status);
+  // Load shedding (GATEWAY_OVERLOADED) is registered above this plugin, for every binding (routes/load-shed.ts).
+  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason) => {
+    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason);
+    refuseJsonRpc(ctx, mount, request, reply, reason);
   };
-
-  // under-pressure only samples (loop delay, heap; once a second). The thresholds are read from the
-  // config in force on each request, so a reload can turn load shedding on, off, or move it.
-  await app.register(underPressure, {});
-  app.addHook('onRequest', async (request, reply) => {
-    if (!pressureExceeded(ctx.config().server, app.memoryUsage())) return undefined;
-    refuseEarly(request, reply, 'GATEWAY_OVERLOADED', 200, { 'retry-after': '1' });
-    return reply;
-  });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
     const reason: Reason =
@@ -99,6 +86,15 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     : (request: FastifyRequest, reply: FastifyReply) => handleCall(request, reply, mount, opts);
   app.post(mount.prefix === '' ? '/' : mount.prefix, handler);
   app.post(`${mount.prefix}/*`, handler);
+}
+
+/** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope. */
+export function refuseJsonRpc(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string> = {}): void {
+  const name = mount.remoteName(request);
+  const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
+  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  const caller = callerGeneration(undefined, request.headers['a2a-version']);
+  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers);
 }
 
 /**
@@ -167,9 +163,4 @@ function queryVersion(url: string | undefined): string | string[] | undefined {
   if (query === -1) return undefined;
   const values = [...new URLSearchParams(url!.slice(query + 1))].filter(([name]) => name.toLowerCase() === 'a2a-version').map(([, value]) => value);
   return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
-}
-
-/** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */
-function pressureExceeded(server: Readonly<ServerConfig>, usage: { readonly eventLoopDelay: number; readonly heapUsed: number }): boolean {
-  return (server.maxEventLoopDelayMs > 0 && usage.eventLoopDelay > server.maxEventLoopDelayMs) || (server.maxHeapUsedBytes > 0 && usage.heapUsed > server.maxHeapUsedBytes);
 }

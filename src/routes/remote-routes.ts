@@ -14,7 +14,8 @@ import type { GatewayContext } from '../proxy/context.js';
 import { remoteGenerations, type LearnedVersions } from '../a2a/remote-versions.js';
 import { agentCardRoutes, type AgentCardRouteOptions } from './agent-card.js';
 import { cardResultRewrite } from './extended-card.js';
-import { callerAuthHook, jsonRpcRoutes, type RestHandover } from './jsonrpc.js';
+import { callerAuthHook, jsonRpcRoutes, refuseJsonRpc, type RestHandover } from './jsonrpc.js';
+import { registerLoadShedding } from './load-shed.js';
 import { handleRestCall, httpJsonRoutes, isRestPostPath, refuseRest } from './http-json.js';
 import type { RemoteMount } from './remote-mount.js';
 import { reportDropped } from '../proxy/version-bridge.js';
@@ -55,6 +56,12 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
       return reply;
     });
   }
+  // After caller auth, before any binding's routes: every call is shed the same way under pressure.
+  await registerLoadShedding(app, ctx, {
+    exempt: (request) => isCardRequest(request),
+    refuse: (request, reply, reason, headers) =>
+      isRestRequest(request, rest) ? refuseRest(ctx, mount, request, reply, reason, headers) : refuseJsonRpc(ctx, mount, request, reply, reason, headers),
+  });
   // The version bridge reads a remote's generations from `versions`, else from its card once a caller fetched it
   // (clients do, first thing): a call never waits for a card fetch of its own.
   const learned = opts.learnedVersions;
@@ -82,4 +89,9 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
 function isRestRequest(request: FastifyRequest, rest: RestHandover): boolean {
   if (request.method === 'GET' || request.method === 'DELETE') return !(request.raw.url ?? '').includes('/.well-known/');
   return rest.owns(request);
+}
+
+/** Agent card GETs: not calls, and not shed (cached, and what a caller reads to find a binding at all). */
+function isCardRequest(request: FastifyRequest): boolean {
+  return request.method === 'GET' && (request.raw.url ?? '').includes('/.well-known/');
 }

@@ -120,3 +120,46 @@ remotes:
   t.equal(upstream.requests.length, before, 'nothing reached the remote');
   t.notOk(gw.logs.some((l) => /already sent/i.test(String(l.msg))), 'the call was answered once');
 });
+
+t.test('event-loop pressure sheds HTTP+JSON calls too (GET, DELETE, POST), in the Status shape; cards are not shed', async (t) => {
+  const gw = await startGateway(`
+server: { maxEventLoopDelayMs: 50 }
+remotes:
+  rest: { url: '${upstream.url}/ok', allowPrivateNetwork: true, binding: jsonrpc, retries: { attempts: 1 } }
+`);
+  t.teardown(() => gw.close());
+  const base = `${gw.url}/remotes/rest`;
+  const get = () => fetch(`${base}/tasks/task-1`);
+  const del = () => fetch(`${base}/tasks/task-1/pushNotificationConfigs/cfg-1`, { method: 'DELETE' });
+  const send = () =>
+    fetch(`${base}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+    });
+  await nextPressureSample();
+  await nextPressureSample();
+  const calm = await get();
+  const calmBody = (await calm.json()) as { id?: string; error?: { details?: { reason?: string }[] } };
+  t.equal(calm.status, 200, 'just under: a calm loop serves a REST GET');
+  t.notOk(calmBody.error, 'and it is a result');
+  t.equal(upstream.requests.at(-1)?.url, '/ok', 'it was forwarded');
+
+  await nextPressureSample();
+  const before = upstream.requests.length;
+  const until = performance.now() + 1100;
+  while (performance.now() < until);
+  await new Promise((r) => setTimeout(r, 5));
+  for (const [name, call] of [['GET tasks/{id}', get], ['DELETE pushNotificationConfigs/{id}', del], ['POST message:send', send]] as const) {
+    const res = await call();
+    const body = (await res.json()) as { error?: { code?: number; status?: string; details?: { domain?: string; reason?: string }[] } };
+    t.equal(res.status, 503, `${name}: just over: 503`);
+    t.equal(body.error?.status, 'UNAVAILABLE', `${name}: a google.rpc.Status body`);
+    t.equal(body.error?.details?.find((d) => d.domain === 'a2a-egress')?.reason, 'GATEWAY_OVERLOADED', `${name}: GATEWAY_OVERLOADED`);
+    t.equal(res.headers.get('retry-after'), '1', `${name}: Retry-After`);
+  }
+  const card = await fetch(`${base}/.well-known/agent-card.json`);
+  t.not(((await card.json().catch(() => ({}))) as { reason?: string }).reason, 'GATEWAY_OVERLOADED', 'a card request is not shed');
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(upstream.requests.filter((r, i) => i >= before && r.url === '/ok').length, 0, 'no call reached the remote');
+});

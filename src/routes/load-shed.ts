@@ -1,0 +1,38 @@
+/**
+ * Load shedding for every call a caller makes to a remote, whatever its
+ * binding (JSON-RPC POSTs, HTTP+JSON POSTs, GETs and DELETEs): while the last
+ * sample of @fastify/under-pressure shows the event loop lagging more than
+ * `server.maxEventLoopDelayMs`, or the heap over `server.maxHeapUsedBytes`,
+ * the request is answered GATEWAY_OVERLOADED (Retry-After: 1) in its
+ * binding's own error shape, before its body is read or anything goes
+ * upstream. Registered once per mount (routes/remote-routes.ts), above the
+ * binding plugins, so no binding can miss it. under-pressure only samples
+ * (loop delay, heap; once a second); the thresholds are read from the config
+ * in force on each request, so a reload can turn shedding on, off, or move it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import underPressure from '@fastify/under-pressure';
+import type { ServerConfig } from '../config/schema.js';
+import type { Reason } from '../envelope/codes.js';
+import type { GatewayContext } from '../proxy/context.js';
+
+export interface LoadShedOptions {
+  /** Requests that are not calls (agent cards: cached, and what a caller needs to find the binding at all). */
+  readonly exempt: (request: FastifyRequest) => boolean;
+  /** Answers `reason` in the request's binding. */
+  readonly refuse: (request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string>) => void;
+}
+
+export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayContext, opts: LoadShedOptions): Promise<void> {
+  await app.register(underPressure, {});
+  app.addHook('onRequest', async (request, reply) => {
+    if (!pressureExceeded(ctx.config().server, app.memoryUsage()) || opts.exempt(request)) return undefined;
+    opts.refuse(request, reply, 'GATEWAY_OVERLOADED', { 'retry-after': '1' });
+    return reply;
+  });
+}
+
+/** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */
+export function pressureExceeded(server: Readonly<ServerConfig>, usage: { readonly eventLoopDelay: number; readonly heapUsed: number }): boolean {
+  return (server.maxEventLoopDelayMs > 0 && usage.eventLoopDelay > server.maxEventLoopDelayMs) || (server.maxHeapUsedBytes > 0 && usage.heapUsed > server.maxHeapUsedBytes);
+}
