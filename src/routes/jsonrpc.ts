@@ -62,11 +62,16 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     readRequestBody(payload, limitFor(ctx.config(), mount.remoteName(request)), done),
   );
 
-  // Load shedding (GATEWAY_OVERLOADED) is registered above this plugin, for every binding (routes/load-shed.ts).
-  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason) => {
-    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason);
-    refuseJsonRpc(ctx, mount, request, reply, reason);
+  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
+    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason, headers);
+    const name = mount.remoteName(request);
+    const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
+    const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+    const caller = callerGeneration(undefined, request.headers['a2a-version']);
+    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers, status);
   };
+
+  // Load shedding (GATEWAY_OVERLOADED) is registered above this plugin, for every binding (routes/load-shed.ts).
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
     const reason: Reason =
@@ -88,7 +93,7 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
   app.post(`${mount.prefix}/*`, handler);
 }
 
-/** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope. */
+/** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope (load shedding). */
 export function refuseJsonRpc(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
