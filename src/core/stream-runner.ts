@@ -18,6 +18,7 @@ import type { A2ACall } from './call.js';
 import {
   callerHeadersOf,
   codecPolicyOf,
+  finishOutcome,
   isBreakerFailure,
   limitResult,
   readReply,
@@ -73,10 +74,11 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
     if (!codec.isEventStream(res.statusCode, headerValue(res.headers['content-type']))) {
-      const outcome = await readReply(env, target, res, lease, (reply) => codec.streamRefusal(call, reply, policy));
+      const outcome = await readReply(env, target, res, lease, (reply) => codec.streamBody(call, reply, policy));
       if (isBreakerFailure(res.statusCode, outcome)) runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
-      run = { relayed: false, result: { outcome, headers: responseHeaders } };
+      // Redacted like a unary reply: a remote may echo its credential in an error (or a single result) as well as in events.
+      run = { relayed: false, result: { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders } };
     } else {
       clearTimeout(totalDeadline);
       lease.release();

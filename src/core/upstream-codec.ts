@@ -40,10 +40,14 @@ export interface UpstreamCodec {
   request(call: A2ACall, base: URL): UpstreamBuild;
   /** A unary reply → one Outcome. */
   reply(call: A2ACall, reply: CodecReply, policy: CodecPolicy): Outcome;
-  /** Did a streaming call get an event stream (else the body is read whole and is one error)? */
+  /** Did a streaming call get an event stream (else the body is read whole and is one Outcome)? */
   isEventStream(status: number, contentType: string | undefined): boolean;
-  /** A streaming call answered with something else: always one error. */
-  streamRefusal(call: A2ACall, reply: CodecReply, policy: CodecPolicy): ErrorOutcome;
+  /**
+   * A streaming call answered with a whole body instead: its one Outcome. Mostly an error (the remote's typed error
+   * before any event, an HTML page, ...); a remote's single valid result (one StreamResponse) stays a result, as the
+   * JSON-RPC path passes it on (README "HTTP+JSON and transcoding": each caller binding writes it its own way).
+   */
+  streamBody(call: A2ACall, reply: CodecReply, policy: CodecPolicy): Outcome;
   /** One SSE event → one StreamItem (`index` is 1-based). */
   event(call: A2ACall, event: SseEvent, policy: CodecPolicy, httpStatus: number, index: number): StreamItem;
 }

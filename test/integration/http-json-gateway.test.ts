@@ -2,12 +2,15 @@
  * HTTP+JSON through the running gateway, end to end with real parts: the
  * @a2a-js/sdk REST client, the gateway as users start it, and a real
  * @a2a-js/sdk server as the remote — every operation, streams included, for
- * each caller/remote pair: REST → REST, REST → JSON-RPC, JSON-RPC → REST.
+ * each caller/remote pair: REST → REST, REST → JSON-RPC, JSON-RPC → REST;
+ * and a remote that answers a streaming call with a single result.
  */
 import t, { type Test } from 'tap';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { createServer } from 'node:http';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { collect, loopbackOnlyFetch, userMessage } from '../support/sdk-client.js';
+import { closeServer, listenOnLoopback, readBody, trackConnections } from '../support/servers.js';
+import { cardFor, collect, loopbackOnlyFetch, userMessage } from '../support/sdk-client.js';
 import { startSdkRestUpstream } from '../support/sdk-rest-upstream.js';
 import { startSdkUpstream } from '../support/sdk-upstream.js';
 
@@ -118,4 +121,31 @@ t.test('JSON-RPC caller → REST remote (binding: http+json): transcoded', async
   t.teardown(() => gw.close());
   const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'jsonrpc');
   await roundTrip(t, client, gw, 'jsonrpc→rest');
+});
+
+t.test('a JSON-RPC remote that answers SendStreamingMessage with a single result (no stream): the SDK REST client reads it as a one-event stream', async (t) => {
+  const single = '{"message":{"messageId":"r1","contextId":"c1","role":"ROLE_AGENT","parts":[{"text":"done at once"}]}}';
+  const remote = createServer(async (req, res) => {
+    const body = JSON.parse((await readBody(req)).toString('utf8')) as { id: unknown };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(body.id)},"result":${single}}`);
+  });
+  const tracker = trackConnections(remote);
+  const port = await listenOnLoopback(remote);
+  t.teardown(() => closeServer(remote, tracker));
+  const gw = await startGateway(gatewayYaml(`http://127.0.0.1:${port}/`, 'jsonrpc', `http://127.0.0.1:${port}/card.json`));
+  t.teardown(() => gw.close());
+  const card = { ...cardFor(`${gw.url}/remotes/agent`), supportedInterfaces: [{ url: `${gw.url}/remotes/agent`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }] };
+  const transport = await new RestTransportFactory({ fetchImpl: loopbackOnlyFetch }).create(`${gw.url}/remotes/agent`, card);
+  const events = await collect(transport.sendMessageStream(userMessage('now')));
+  t.equal(events.length, 1, 'one event');
+  t.match(events[0], { payload: { $case: 'message', value: { messageId: 'r1' } } }, 'the remote\'s single result');
+  // The same remote, called by a JSON-RPC caller: the one result envelope, as the JSON-RPC path always passed it on.
+  const rpcReply = await fetch(`${gw.url}/remotes/agent/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } }),
+  });
+  t.match(rpcReply.headers.get('content-type'), /^application\/json/);
+  t.same(await rpcReply.json(), { jsonrpc: '2.0', id: 9, result: JSON.parse(single) });
 });

@@ -141,10 +141,36 @@ t.test('message:stream answered with a JSON error: a plain Status reply, not a s
   const r = await call('POST', '/tasks/t1:subscribe');
   t.equal(r.status, 404);
   t.equal(r.error.details[0]!.reason, 'TASK_NOT_FOUND');
-  script = json(200, `{"task":${TASK}}`);
+  script = json(200, `[{"task":${TASK}}]`);
   const asJson = await call('POST', '/message:stream', SEND);
   t.equal(asJson.status, 502);
-  t.equal(gatewayReason(asJson), 'NOT_AN_EVENT_STREAM');
+  t.equal(gatewayReason(asJson), 'NOT_AN_EVENT_STREAM', 'a 2xx JSON body that is no StreamResponse');
+  t.equal(asJson.error.details.find((d) => d.domain === 'a2a-egress')?.metadata?.cause, 'INVALID_RESPONSE_MESSAGE');
+  script = json(200, '<html>fine</html>', 'text/html');
+  const html = await call('POST', '/message:stream', SEND);
+  t.equal(gatewayReason(html), 'NOT_AN_EVENT_STREAM', 'an HTML 200 where a stream was asked');
+  t.notMatch(html.text, /html|fine/);
+});
+
+t.test('message:stream answered with a single JSON result: REST callers get a stream of that one event, JSON-RPC callers its envelope', async (t) => {
+  script = json(200, `{"task":${TASK}}`);
+  const r = await call('POST', '/message:stream', SEND);
+  t.equal(r.status, 200);
+  t.match(r.contentType, /^text\/event-stream/);
+  t.equal(r.text, `data: {"task":${TASK}}\n\n`, 'one event, the remote\'s bytes, then the end');
+  const rpcReply = await rpc(`${base}/`, rpcRequest('SendStreamingMessage', 's1', JSON.parse(SEND)), { 'a2a-version': '1.0' });
+  t.same(rpcReply.json.result, JSON.parse(`{"task":${TASK}}`), 'a JSON-RPC caller gets the one result envelope, as from a JSON-RPC remote');
+  t.equal(rpcReply.json.id, 's1');
+  // Before the stream as well as in it, an echoed credential does not pass.
+  script = json(200, '{"message":{"messageId":"a","role":"ROLE_AGENT","parts":[{"text":"key sekrit-key-0123456789"}]}}');
+  const echoed = await call('POST', '/message:stream', SEND);
+  t.equal(echoed.status, 200);
+  t.notMatch(echoed.text, /sekrit/);
+  t.match(echoed.text, /\[redacted\]/);
+  script = json(404, '{"error":{"code":404,"status":"NOT_FOUND","message":"no task for sekrit-key-0123456789"}}');
+  const error = await call('POST', '/tasks/t1:subscribe');
+  t.equal(error.status, 500);
+  t.notMatch(error.text, /sekrit/, 'a remote error before the stream is redacted');
 });
 
 t.test('maxResponseBytes: just under passes, just over is RESPONSE_TOO_LARGE', async (t) => {

@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { checkResult } from '../../src/a2a/result-validate.js';
 import { parseRestCall } from '../../src/bindings/http-json/caller-request.js';
-import { normalizeRestEvent, normalizeRestStreamRefusal, streamReplyKind } from '../../src/bindings/http-json/upstream-events.js';
+import { normalizeRestEvent, normalizeRestStreamBody, streamReplyKind } from '../../src/bindings/http-json/upstream-events.js';
 import { normalizeRestReply, type RestNormalizePolicy } from '../../src/bindings/http-json/upstream-reply.js';
 import { buildRestUpstreamRequest, type RestUpstreamRequest } from '../../src/bindings/http-json/upstream-request.js';
 import type { A2ACall } from '../../src/core/call.js';
@@ -74,7 +74,8 @@ async function unary(up: SdkRestUpstream, call: A2ACall): Promise<{ raw: RawRepl
 async function stream(up: SdkRestUpstream, call: A2ACall, raw?: RawReply): Promise<{ raw: RawReply; items: StreamItem[]; data: string[] }> {
   const reply = raw ?? (await send(up, upstreamOf(up, call)));
   if (streamReplyKind(reply.status, reply.contentType) === 'body') {
-    return { raw: reply, items: [{ outcome: normalizeRestStreamRefusal(call.operation, reply, policy), final: true }], data: [] };
+    const outcome = normalizeRestStreamBody(call.operation, reply, policy);
+    return { raw: reply, items: [outcome.kind === 'result' ? { outcome, final: false } : { outcome, final: true }], data: [] };
   }
   const items: StreamItem[] = [];
   const data: string[] = [];

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { OPERATIONS } from '../../src/a2a/operations.js';
 import { gatewayErrors } from '../../src/envelope/codes.js';
 import { normalizeRestReply, type RestNormalizePolicy } from '../../src/bindings/http-json/upstream-reply.js';
-import { normalizeRestEvent, normalizeRestStreamRefusal, streamReplyKind } from '../../src/bindings/http-json/upstream-events.js';
+import { normalizeRestEvent, normalizeRestStreamBody, streamReplyKind } from '../../src/bindings/http-json/upstream-events.js';
 import type { ErrorOutcome, Outcome } from '../../src/core/outcome.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
 
@@ -165,14 +165,23 @@ t.test('non-JSON and unusable error bodies: UPSTREAM_HTTP_ERROR naming the statu
   }
 });
 
-t.test('streams: only a 2xx text/event-stream is a stream; anything else is one final error', async (t) => {
+t.test('streams: only a 2xx text/event-stream is a stream; anything else is one Outcome (a single valid result stays one)', async (t) => {
   t.equal(streamReplyKind(200, 'text/event-stream'), 'events');
   t.equal(streamReplyKind(200, 'Text/Event-Stream; charset=utf-8'), 'events');
   t.equal(streamReplyKind(200, 'application/json'), 'body');
   t.equal(streamReplyKind(200, undefined), 'body');
   t.equal(streamReplyKind(404, 'text/event-stream'), 'body');
-  const refusal = (status: number, body: string) => normalizeRestStreamRefusal(OPERATIONS.SendStreamingMessage, { status, body: Buffer.from(body) }, policy);
-  t.equal(refusal(200, TASK).reason, 'NOT_AN_EVENT_STREAM', 'a JSON result where a stream was asked');
+  const body = (status: number, text: string) => normalizeRestStreamBody(OPERATIONS.SendStreamingMessage, { status, body: Buffer.from(text) }, policy);
+  const refusal = (status: number, text: string) => {
+    const out = body(status, text);
+    if (out.kind !== 'error') throw new Error(`a result for HTTP ${status} ${text}`);
+    return out;
+  };
+  const single = body(200, `{"task":${TASK}}`);
+  t.same(single.kind === 'result' && single.json, `{"task":${TASK}}`, 'a single StreamResponse where a stream was asked: the result, its bytes as sent');
+  t.equal(refusal(200, `[{"task":${TASK}}]`).reason, 'NOT_AN_EVENT_STREAM', 'a 2xx JSON body that is no StreamResponse');
+  t.equal(refusal(200, '{"error":{"code":404,"message":"x"}}').metadata.cause, 'INVALID_RESPONSE_MESSAGE', 'nor is an error body with a success status');
+  t.equal(refusal(200, '<html>ok</html>').metadata.cause, 'NON_JSON_RESPONSE', 'its cause says why');
   const typed = refusal(400, '{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"terminal","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNSUPPORTED_OPERATION","domain":"a2a-protocol.org"}]}}');
   t.equal(typed.code, -32004, 'a JSON error before the stream is the remote typed error');
   t.equal(refusal(500, '<html>x</html>').reason, 'UPSTREAM_HTTP_ERROR');

@@ -171,7 +171,7 @@ function codecOutcome(codec: UpstreamCodec, op: Operation, status: number, conte
   const call = callOf(op);
   if (!op.streaming) return codec.reply(call, { status, body }, policy);
   if (codec.isEventStream(status, contentType)) return 'stream';
-  return codec.streamRefusal(call, { status, body }, policy);
+  return codec.streamBody(call, { status, body }, policy);
 }
 
 function codecProperty(codec: UpstreamCodec, bodies: fc.Arbitrary<{ body: Buffer; marker?: string }>) {

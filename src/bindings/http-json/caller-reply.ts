@@ -16,7 +16,8 @@
  *   the final error `event: error\ndata: {"error":{...Status}}\n\n`, which
  *   the @a2a-js/sdk REST client turns into its typed error (as the SDK
  *   server writes it). An error before the first event is a plain error
- *   reply (encodeRestReply), as the SDK server answers then too.
+ *   reply (encodeRestReply), as the SDK server answers then too; a remote's
+ *   single result where a stream was asked is a stream of that one event.
  */
 import type { Operation, ProtocolGeneration } from '../../a2a/operations.js';
 import type { ErrorOutcome, Outcome, StreamItem } from '../../core/outcome.js';
@@ -35,6 +36,9 @@ export interface RestReply {
 
 export function encodeRestReply(operation: Operation, outcome: Outcome, generation: ProtocolGeneration = '1.0'): RestReply {
   if (outcome.kind === 'error') return encodeRestError(outcome, generation);
+  // A streaming call the remote answered with one result instead of a stream: the caller asked for a stream and
+  // gets one, of that single event (the JSON-RPC path passes the single result on as its one envelope).
+  if (operation.streaming) return { status: 200, headers: { ...SSE_HEADERS }, body: encodeRestStreamItem({ outcome, final: false }) };
   const status = operation.rest.successStatus;
   if (status === 204) return { status, headers: {} };
   return { status, headers: { 'content-type': A2A_JSON }, body: outcome.json };

@@ -5,7 +5,7 @@
  */
 import type { UpstreamCodec } from '../../core/upstream-codec.js';
 import { buildRestUpstreamRequest } from './upstream-request.js';
-import { normalizeRestEvent, normalizeRestStreamRefusal, streamReplyKind } from './upstream-events.js';
+import { normalizeRestEvent, normalizeRestStreamBody, streamReplyKind } from './upstream-events.js';
 import { normalizeRestReply, type RestNormalizePolicy } from './upstream-reply.js';
 import type { CodecPolicy } from '../../core/upstream-codec.js';
 import type { A2ACall } from '../../core/call.js';
@@ -20,6 +20,6 @@ export const httpJsonUpstreamCodec: UpstreamCodec = {
   request: (call, base) => buildRestUpstreamRequest(call, base),
   reply: (call, reply, policy) => normalizeRestReply(call.operation, reply, restPolicy(call, policy)),
   isEventStream: (status, contentType) => streamReplyKind(status, contentType) === 'events',
-  streamRefusal: (call, reply, policy) => normalizeRestStreamRefusal(call.operation, reply, restPolicy(call, policy)),
+  streamBody: (call, reply, policy) => normalizeRestStreamBody(call.operation, reply, restPolicy(call, policy)),
   event: (call, event, policy, httpStatus, index) => normalizeRestEvent(call.operation, event, { policy: restPolicy(call, policy), httpStatus }, index),
 };

@@ -5,18 +5,18 @@
  * functions one parsed event (src/stream/sse-parser.ts) at a time.
  *
  * - `streamReplyKind`: a 2xx `text/event-stream` is a stream; anything else
- *   is read whole (with the unary cap) and is one final error:
- * - `normalizeRestStreamRefusal`: the remote's typed error (a Status body
+ *   is read whole (with the unary cap) and is one Outcome:
+ * - `normalizeRestStreamBody`: the remote's typed error (a Status body
  *   before the stream, as the @a2a-js/sdk server sends for an unknown task),
- *   or a gateway reason; a 2xx body that is not an event stream, even valid
- *   JSON, is `NOT_AN_EVENT_STREAM`.
+ *   or a gateway reason; a 2xx body that is one valid StreamResponse is the
+ *   remote's single result; any other 2xx body is `NOT_AN_EVENT_STREAM`.
  * - `normalizeRestEvent`: each `data` event must be one StreamResponse JSON
  *   object (read like a unary result); `event: error` carries the remote's
  *   Status (`{"error":{…}}`, as the SDK server writes it) and ends the stream.
  *   Anything else ends it with `INVALID_EVENT` (its `cause` says why).
  */
 import type { Operation } from '../../a2a/operations.js';
-import type { ErrorOutcome, StreamItem } from '../../core/outcome.js';
+import type { Outcome, StreamItem } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
 import type { SseEvent } from '../../stream/sse-parser.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
@@ -29,10 +29,16 @@ export function streamReplyKind(status: number, contentType: string | undefined)
   return status >= 200 && status <= 299 && mediaType === 'text/event-stream' ? 'events' : 'body';
 }
 
-/** A streaming call answered with something other than an event stream: always one error. */
-export function normalizeRestStreamRefusal(operation: Operation, reply: RemoteReply, policy: RestNormalizePolicy): ErrorOutcome {
+/**
+ * A streaming call answered with something other than an event stream: one Outcome. A 2xx body that is one valid
+ * StreamResponse is the remote's single result (as the JSON-RPC path passes a single result on); any other 2xx body
+ * is `NOT_AN_EVENT_STREAM`, its `cause` saying why it is no result.
+ */
+export function normalizeRestStreamBody(operation: Operation, reply: RemoteReply, policy: RestNormalizePolicy): Outcome {
   if (reply.status >= 200 && reply.status <= 299) {
-    return gatewayErrorOutcome('NOT_AN_EVENT_STREAM', { remote: policy.remote, httpStatus: reply.status });
+    const single = normalizeRestReply(operation, reply, policy);
+    if (single.kind === 'result') return single;
+    return gatewayErrorOutcome('NOT_AN_EVENT_STREAM', { remote: policy.remote, httpStatus: reply.status, metadata: { cause: single.reason } });
   }
   const outcome = normalizeRestReply(operation, reply, policy);
   // A non-2xx reply never normalizes to a result; the guard keeps the type honest.

@@ -93,9 +93,9 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
   },
   isEventStream: (status, contentType) =>
     status >= 200 && status <= 299 && /^\s*text\/event-stream\s*(;|$)/i.test(contentType ?? ''),
-  streamRefusal(call, reply, policy) {
-    const outcome = this.reply(call, reply, policy);
-    return outcome.kind === 'error' ? outcome : gatewayErrorOutcome('NOT_AN_EVENT_STREAM', { remote: policy.remote, httpStatus: reply.status });
+  // What the JSON-RPC path does (proxy/stream.ts): no stream started, so the one envelope is read as a unary reply.
+  streamBody(call, reply, policy) {
+    return this.reply(call, reply, policy);
   },
   event(call, event, policy, httpStatus, index): StreamItem {
     const check = policy.checkResult;
