@@ -22,8 +22,8 @@ export interface SaturationRound {
   readonly latencyP99Ms: number;
 }
 
-export async function saturate(url: string, body: Buffer, seconds: number, connections: number): Promise<SaturationRound> {
-  const r = await autocannon({ url, method: 'POST', headers: JSON_HEADERS, body, connections, duration: seconds, timeout: 10 });
+export async function saturate(url: string, body: Buffer, seconds: number, connections: number, headers: Record<string, string> = JSON_HEADERS): Promise<SaturationRound> {
+  const r = await autocannon({ url, method: 'POST', headers, body, connections, duration: seconds, timeout: 10 });
   return saturationRound(r);
 }
 

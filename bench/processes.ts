@@ -107,6 +107,9 @@ defaults:
 remotes:
   unary1k:
     url: ${up}/unary/1024
+  unary1krest:
+    url: ${up}/unary/1024
+    binding: http+json
   endless:
     url: ${up}/endless${limits}
   sse:

@@ -5,12 +5,13 @@
  *                             JS and native frames; falls back to --cpu-prof, saying why,
  *                             where perf cannot run
  *   profile-cpuprof           V8's --cpu-prof (wall-clock samples), for comparison
+ *   profile-cpuprof-rest      the same, HTTP+JSON caller to an HTTP+JSON remote
  * Each starts its own gateway, warms it, then records only the measured load.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { UNARY_REQUEST } from './bodies.js';
+import { REST_HEADERS, REST_SEND_REQUEST, UNARY_REQUEST } from './bodies.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
 import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
@@ -37,6 +38,21 @@ function unaryLoad(ctx: BenchContext): ProfileLoad {
     async measure(gw) {
       const r = await saturate(gatewayUrl(gw, 'unary1k'), UNARY_REQUEST, pick(ctx, 6, 3), 32);
       return `${fmt(r.rps)} req/s (unary, 32 connections)`;
+    },
+  };
+}
+
+/** The same call from an HTTP+JSON caller to an HTTP+JSON remote (`unary1krest`, binding: http+json). */
+function unaryRestLoad(ctx: BenchContext): ProfileLoad {
+  const url = (gw: Child) => `${gatewayUrl(gw, 'unary1krest')}/message:send`;
+  return {
+    async warm(gw) {
+      await saturate(url(gw), REST_SEND_REQUEST, pick(ctx, 4, 1), 32, REST_HEADERS);
+    },
+    async measure(gw) {
+      const r = await saturate(url(gw), REST_SEND_REQUEST, pick(ctx, 6, 3), 32, REST_HEADERS);
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP+JSON load: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      return `${fmt(r.rps)} req/s (unary HTTP+JSON → HTTP+JSON, 32 connections)`;
     },
   };
 }
@@ -144,3 +160,4 @@ async function onCpu(ctx: BenchContext, id: string, load: ProfileLoad): Promise<
 export const profileUnary = (ctx: BenchContext) => onCpu(ctx, 'profile', unaryLoad(ctx));
 export const profileStream = (ctx: BenchContext) => onCpu(ctx, 'profile-stream', streamLoad(ctx));
 export const profileCpuprof = (ctx: BenchContext) => cpuProfiled(ctx, 'profile-cpuprof', unaryLoad(ctx));
+export const profileCpuprofRest = (ctx: BenchContext) => cpuProfiled(ctx, 'profile-cpuprof-rest', unaryRestLoad(ctx));

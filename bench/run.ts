@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.js';
 import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
-import { profileCpuprof, profileStream, profileUnary } from './profile.js';
+import { profileCpuprof, profileCpuprofRest, profileStream, profileUnary } from './profile.js';
 import { formatExtraTable, formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
@@ -43,6 +43,7 @@ const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile', profileUnary],
   ['profile-stream', profileStream],
   ['profile-cpuprof', profileCpuprof],
+  ['profile-cpuprof-rest', profileCpuprofRest],
 ]);
 
 function parseCli() {

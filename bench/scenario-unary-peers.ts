@@ -137,7 +137,8 @@ function goalRows(by: Map<string, PeerSummary>): Row[] {
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs @fastify/http-proxy', by.get('http-proxy'), gw, 1);
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs bare dispatch hop', by.get('dispatch-hop'), gw, 1.5);
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs bare Fastify hop', by.get('fastify-hop'), gw, null);
-  cpuRow('unary CPU µs per call: gateway HTTP+JSON vs JSON-RPC', gw, by.get('gateway-rest'), 1.1);
+  cpuRow('unary CPU µs per call: gateway HTTP+JSON → JSON-RPC remote vs JSON-RPC', gw, by.get('gateway-rest'), 1.1);
+  cpuRow('unary CPU µs per call: gateway HTTP+JSON → HTTP+JSON remote vs JSON-RPC', gw, by.get('gateway-rest-rest'), 1.1);
   cpuRow('unary CPU µs per call: gateway 2 workers vs 1 (all processes)', gw, by.get('gateway-workers-2'), null);
   const direct = by.get('direct');
   if (direct && gw) {

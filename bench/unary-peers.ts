@@ -6,7 +6,8 @@
  *   fastify-hop       Fastify + undici.request, bytes through (bench/reference-hop.ts)
  *   http-proxy        @fastify/http-proxy with its defaults (bench/http-proxy-hop.ts)
  *   gateway-jsonrpc   the gateway, JSON-RPC binding (POST /remotes/<name>)
- *   gateway-rest      the same gateway process, HTTP+JSON binding (POST /remotes/<name>/message:send)
+ *   gateway-rest      the same gateway process, HTTP+JSON caller (POST /remotes/<name>/message:send), JSON-RPC remote
+ *   gateway-rest-rest the same, to an HTTP+JSON remote (binding: http+json) on the same upstream route
  *   gateway-workers-2 a second gateway with `server.workers: 2`, JSON-RPC
  * plus whatever the optional peer modules bring (gRPC). The last two, and the
  * modules, are skipped with the reason when this build cannot run them.
@@ -22,6 +23,8 @@ import { GatewayRefused, ROOT, startDispatchHop, startGateway, startHttpProxyHop
 /** The upstream route every unary peer reaches, and the gateway remote that points at it (bench/processes.ts). */
 const ROUTE = '/unary/1024';
 const REMOTE = 'unary1k';
+/** The same route as an HTTP+JSON remote (`binding: http+json`; the upstream serves `<route>/message:send`). */
+const REST_REMOTE = 'unary1krest';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 type PeerFactory = (ctx: BenchContext) => Promise<PeerStart>;
@@ -76,28 +79,30 @@ function reasonIn(text: string): string {
   return /"reason":"([A-Z_]+)"/.exec(text)?.[1] ?? (text.startsWith('{"jsonrpc"') ? 'a JSON-RPC envelope' : `"${text.slice(0, 80)}"`);
 }
 
-const gatewayRest: PeerFactory = async (ctx) => {
-  const url = `${gatewayUrl(ctx.gateway, REMOTE)}/message:send`;
+/** An HTTP+JSON caller of the shared gateway, to `remote` (which the gateway reaches over its own binding). */
+const restCaller = (id: string, label: string, what: string, remote: string): PeerFactory => async (ctx) => {
+  const url = `${gatewayUrl(ctx.gateway, remote)}/message:send`;
   const res = await fetch(url, { method: 'POST', headers: REST_HEADERS, body: REST_SEND_REQUEST });
   const text = await res.text();
   if (!sendMessageResponse(res.status, text)) {
-    return {
-      id: 'gateway-rest',
-      label: 'a2a-egress, HTTP+JSON',
-      skipped: `not served: POST /remotes/${REMOTE}/message:send answered HTTP ${res.status} with ${reasonIn(text)}, not a SendMessageResponse`,
-    };
+    return { id, label, skipped: `not served: POST /remotes/${remote}/message:send answered HTTP ${res.status} with ${reasonIn(text)}, not a SendMessageResponse` };
   }
-  return httpPeer({
-    id: 'gateway-rest',
-    label: 'a2a-egress, HTTP+JSON',
-    what: 'the same gateway process: POST /remotes/<name>/message:send with an A2A 1.0 SendMessageRequest',
-    url,
-    body: REST_SEND_REQUEST,
-    headers: REST_HEADERS,
-    good: sendMessageResponse,
-    pid: ctx.gateway.pid,
-  });
+  return httpPeer({ id, label, what, url, body: REST_SEND_REQUEST, headers: REST_HEADERS, good: sendMessageResponse, pid: ctx.gateway.pid });
 };
+
+const gatewayRest = restCaller(
+  'gateway-rest',
+  'a2a-egress, HTTP+JSON → JSON-RPC remote',
+  'the same gateway process: POST /remotes/<name>/message:send with an A2A 1.0 SendMessageRequest, transcoded to the JSON-RPC remote of the JSON-RPC row (binding: auto; its card has none)',
+  REMOTE,
+);
+
+const gatewayRestRest = restCaller(
+  'gateway-rest-rest',
+  'a2a-egress, HTTP+JSON → HTTP+JSON remote',
+  'the same gateway process and call, to a remote with binding: http+json (POST <url>/message:send upstream, same upstream process)',
+  REST_REMOTE,
+);
 
 const gatewayWorkers: PeerFactory = async (ctx) => {
   const label = 'a2a-egress, JSON-RPC, server.workers: 2';
@@ -144,7 +149,7 @@ async function modulePeers(ctx: BenchContext): Promise<PeerStart[]> {
 
 /** Starts every peer, in table order; direct first (the others are compared with it). */
 export async function startUnaryPeers(ctx: BenchContext): Promise<PeerStart[]> {
-  const factories = [direct, dispatchHop, fastifyHop, httpProxy, gatewayJsonRpc, gatewayRest, gatewayWorkers];
+  const factories = [direct, dispatchHop, fastifyHop, httpProxy, gatewayJsonRpc, gatewayRest, gatewayRestRest, gatewayWorkers];
   const started: PeerStart[] = [];
   try {
     for (const factory of factories) started.push(await factory(ctx));

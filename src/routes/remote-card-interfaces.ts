@@ -19,7 +19,22 @@ export interface CardInterface {
 
 const CARD_VERSION = '1.0';
 
-export function interfacesOfCard(valid: ValidCard): CardInterface[] {
+/** Per card object: a cached card is read once, not on every call that picks a binding from it. */
+const interfacesByCard = new WeakMap<ValidCard, readonly CardInterface[]>();
+
+/** How long a card that could not be had is not asked for again by calls (the card routes still ask every time). */
+export const FAILED_CARD_RETRY_MS = 5_000;
+
+export function interfacesOfCard(valid: ValidCard): readonly CardInterface[] {
+  let interfaces = interfacesByCard.get(valid);
+  if (interfaces === undefined) {
+    interfaces = Object.freeze(readInterfaces(valid));
+    interfacesByCard.set(valid, interfaces);
+  }
+  return interfaces;
+}
+
+function readInterfaces(valid: ValidCard): CardInterface[] {
   const card = valid.card;
   const entry = (binding: unknown, url: unknown): CardInterface[] => (typeof binding === 'string' && typeof url === 'string' ? [{ binding, url }] : []);
   if (valid.generation === '1.0') {
@@ -30,9 +45,17 @@ export function interfacesOfCard(valid: ValidCard): CardInterface[] {
   return [...entry(card.preferredTransport ?? 'JSONRPC', card.url), ...additional.flatMap((i) => entry(i.transport, i.url))].filter((i) => i.binding === 'JSONRPC');
 }
 
-/** A lookup over the shared cache; undefined when the card cannot be had (the caller falls back). */
-export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: FetchCard) {
+/**
+ * A lookup over the shared cache; undefined when the card cannot be had (the caller falls back). A failure is
+ * remembered per remote config for FAILED_CARD_RETRY_MS (at most the card TTL): without a card every call would
+ * otherwise fetch it again (failures are not cached), a request to the remote per call. A reload makes new remote
+ * configs, so it asks again at once.
+ */
+export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: FetchCard, now: () => number = Date.now) {
+  const failedUntil = new WeakMap<RemoteConfig, number>();
   return async (remote: RemoteConfig): Promise<readonly CardInterface[] | undefined> => {
+    const until = failedUntil.get(remote);
+    if (until !== undefined && now() < until) return undefined;
     try {
       const cached = await cache.get(
         cardCacheKey(remote.name, CARD_VERSION),
@@ -41,6 +64,7 @@ export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: Fet
       );
       return interfacesOfCard(cached.card);
     } catch {
+      failedUntil.set(remote, now() + Math.min(FAILED_CARD_RETRY_MS, remote.timeouts.cardCacheTtlMs));
       return undefined;
     }
   };

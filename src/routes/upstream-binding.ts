@@ -16,6 +16,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import { httpJsonUpstreamCodec } from '../bindings/http-json/upstream-codec.js';
 import { jsonRpcUpstreamCodec } from '../bindings/jsonrpc/upstream-codec.js';
 import type { GatewayContext } from '../proxy/context.js';
+import type { CardInterface } from './remote-card-interfaces.js';
 
 export interface UpstreamTarget {
   readonly codec: UpstreamCodec;
@@ -25,12 +26,40 @@ export interface UpstreamTarget {
 export type UpstreamChoice = { readonly ok: true; readonly target: UpstreamTarget } | { readonly ok: false; readonly error: ErrorOutcome };
 
 
+/** The fixed choices, one object per remote config (not rebuilt per call). */
+const fixedTargets = new WeakMap<RemoteConfig, { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice }>();
+/** The choice `auto` made from a card's interfaces, kept while the cache hands out the same card. */
+const cardTargets = new WeakMap<RemoteConfig, { readonly interfaces: readonly CardInterface[]; readonly choice: UpstreamChoice }>();
+
+function fixedFor(remote: RemoteConfig): { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice } {
+  let fixed = fixedTargets.get(remote);
+  if (fixed === undefined) {
+    fixed = {
+      rest: { ok: true, target: { codec: httpJsonUpstreamCodec, base: remote.url } },
+      jsonrpc: { ok: true, target: { codec: jsonRpcUpstreamCodec, base: remote.url } },
+    };
+    fixedTargets.set(remote, fixed);
+  }
+  return fixed;
+}
+
 export async function upstreamTargetFor(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): Promise<UpstreamChoice> {
   const cardInterfaces = ctx.cardInterfaces;
-  if (remote.binding === 'http+json') return { ok: true, target: { codec: httpJsonUpstreamCodec, base: remote.url } };
-  if (remote.binding === 'jsonrpc' || caller === 'jsonrpc' || cardInterfaces === undefined) return { ok: true, target: { codec: jsonRpcUpstreamCodec, base: remote.url } };
+  const fixed = fixedFor(remote);
+  if (remote.binding === 'http+json') return fixed.rest;
+  if (remote.binding === 'jsonrpc' || caller === 'jsonrpc' || cardInterfaces === undefined) return fixed.jsonrpc;
   const interfaces = await cardInterfaces(remote).catch(() => undefined);
-  for (const entry of interfaces ?? []) {
+  if (interfaces === undefined) return fixed.jsonrpc;
+  const known = cardTargets.get(remote);
+  if (known?.interfaces === interfaces) return known.choice;
+  const choice = choose(remote, interfaces) ?? fixed.jsonrpc;
+  cardTargets.set(remote, { interfaces, choice });
+  return choice;
+}
+
+/** The first interface of the card the gateway carries, on the remote's origin. */
+function choose(remote: RemoteConfig, interfaces: readonly CardInterface[]): UpstreamChoice | undefined {
+  for (const entry of interfaces) {
     if (entry.binding !== 'JSONRPC' && entry.binding !== 'HTTP+JSON') continue;
     let url: URL;
     try {
@@ -41,5 +70,5 @@ export async function upstreamTargetFor(ctx: GatewayContext, remote: RemoteConfi
     if (url.origin !== remote.url.origin) continue;
     return { ok: true, target: { codec: entry.binding === 'HTTP+JSON' ? httpJsonUpstreamCodec : jsonRpcUpstreamCodec, base: entry.binding === 'JSONRPC' ? remote.url : url } };
   }
-  return { ok: true, target: { codec: jsonRpcUpstreamCodec, base: remote.url } };
+  return undefined;
 }

@@ -168,10 +168,13 @@ export function matchRoute(verb: string, rawPath: string, version?: string): Rou
   };
 }
 
+const PARAM_NAMES: ReadonlyMap<string, readonly string[]> = new Map(
+  [...BY_OPERATION].map(([key, route]) => [key, Object.freeze(route.pieces.flatMap((p) => (p.param === undefined ? [] : [p.param])))]),
+);
+
 /** Names of the path parameters of an operation's route (`id`, or `taskId` and `id`). */
 export function pathParamNames(operation: Operation, generation: ProtocolGeneration): readonly string[] {
-  const route = BY_OPERATION.get(`${generation} ${operation.name}`)!;
-  return route.pieces.flatMap((p) => (p.param === undefined ? [] : [p.param]));
+  return PARAM_NAMES.get(`${generation} ${operation.name}`)!;
 }
 
 /**

@@ -12,7 +12,7 @@
  * Every path is matched back before it is sent, and one that would mean
  * another call is refused rather than sent.
  */
-import type { HttpVerb } from '../../a2a/operations.js';
+import { OPERATION_LIST, type HttpVerb } from '../../a2a/operations.js';
 import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome } from '../../core/outcome.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
@@ -39,6 +39,16 @@ export type RestUpstreamBuild = { readonly ok: true; readonly request: RestUpstr
  */
 export const UPSTREAM_CONTENT_TYPE = 'application/json';
 
+// The fixed paths read back as their own operation whatever version is sent (the check the others get per call).
+for (const operation of OPERATION_LIST) {
+  if (pathParamNames(operation, '1.0').length > 0) continue;
+  const path = buildRoutePath(operation, '1.0', {});
+  for (const version of [undefined, '1.0']) {
+    const back = matchRoute(operation.rest.verb, path, version);
+    if (!back.ok || back.match.operation !== operation || back.match.tenant !== undefined) throw new Error(`${operation.name}: ${path} does not read back as itself`);
+  }
+}
+
 /** `base` is the remote's HTTP+JSON interface URL; its path is the prefix of every route, its query is kept. */
 export function buildRestUpstreamRequest(call: A2ACall, base: URL): RestUpstreamBuild {
   const refuse = (reason: 'INVALID_PARAMS' | 'UNSUPPORTED_BINDING_VERSION', detail: string): RestUpstreamBuild => ({
@@ -60,13 +70,16 @@ export function buildRestUpstreamRequest(call: A2ACall, base: URL): RestUpstream
   if (tenant !== undefined && !isSegmentValue(tenant)) return refuse('INVALID_PARAMS', 'tenant cannot travel in an HTTP+JSON path');
 
   const routePath = buildRoutePath(operation, '1.0', pathParams, tenant);
-  // Matched as the remote will, with the version it will be sent (none reads `/v1/...` as A2A 0.3).
-  const back = matchRoute(operation.rest.verb, routePath, call.service.a2aVersion);
-  if (
-    !back.ok || back.match.operation !== operation || back.match.generation !== '1.0' || back.match.tenant !== tenant ||
-    Object.entries(pathParams).some(([name, value]) => back.match.pathParams[name] !== value)
-  ) {
-    return refuse('INVALID_PARAMS', 'tenant and ids make an HTTP+JSON path that reads as another call');
+  // Matched as the remote will, with the version it will be sent (none reads `/v1/...` as A2A 0.3). A route without
+  // tenant or parameters (`/message:send`) is a fixed path that was matched back once, when this module loaded.
+  if (tenant !== undefined || pathParamNames(operation, '1.0').length > 0) {
+    const back = matchRoute(operation.rest.verb, routePath, call.service.a2aVersion);
+    if (
+      !back.ok || back.match.operation !== operation || back.match.generation !== '1.0' || back.match.tenant !== tenant ||
+      Object.entries(pathParams).some(([name, value]) => back.match.pathParams[name] !== value)
+    ) {
+      return refuse('INVALID_PARAMS', 'tenant and ids make an HTTP+JSON path that reads as another call');
+    }
   }
 
   let query = '';
