@@ -64,16 +64,25 @@ export interface RunResult {
   readonly headers: Record<string, string>;
 }
 
+/** One policy object per remote config (a reload makes new configs), not one per call. */
+const codecPolicies = new WeakMap<RemoteConfig, CodecPolicy>();
+
 export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
-  const base = normalizePolicyOf(remote);
-  if (!remote.limits.validateResults) return base;
-  return {
-    ...base,
-    checkResult: (call, result) => {
-      const check = checkResult(call.operation.name, result);
-      return check.ok ? undefined : check.problem;
-    },
-  };
+  let policy = codecPolicies.get(remote);
+  if (policy === undefined) {
+    const base = normalizePolicyOf(remote);
+    policy = !remote.limits.validateResults
+      ? base
+      : {
+          ...base,
+          checkResult: (call, result) => {
+            const check = checkResult(call.operation.name, result);
+            return check.ok ? undefined : check.problem;
+          },
+        };
+    codecPolicies.set(remote, policy);
+  }
+  return policy;
 }
 
 /** The headers every upstream request carries on top of the codec's. */

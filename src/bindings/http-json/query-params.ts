@@ -177,8 +177,16 @@ export function fieldOf(params: Readonly<Record<string, unknown>>, camel: string
   return snake !== camel && Object.hasOwn(params, snake) ? params[snake] : undefined;
 }
 
+// Field names come from the operation table and the schema: a small fixed set, converted once each, not per request.
+const snakeNames = new Map<string, string>();
+
 export function snakeCase(camel: string): string {
-  return camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let snake = snakeNames.get(camel);
+  if (snake === undefined) {
+    snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snakeNames.size < 1024) snakeNames.set(camel, snake);
+  }
+  return snake;
 }
 
 function writeValue(name: string, kind: QueryKind, value: unknown): string | undefined {

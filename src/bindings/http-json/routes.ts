@@ -168,13 +168,21 @@ export function matchRoute(verb: string, rawPath: string, version?: string): Rou
   };
 }
 
-const PARAM_NAMES: ReadonlyMap<string, readonly string[]> = new Map(
-  [...BY_OPERATION].map(([key, route]) => [key, Object.freeze(route.pieces.flatMap((p) => (p.param === undefined ? [] : [p.param])))]),
+/** Per operation object and generation: no key string is built per call. */
+const ROUTE_OF: ReadonlyMap<Operation, Readonly<Record<ProtocolGeneration, CompiledRoute>>> = new Map(
+  OPERATION_LIST.map((operation) => [operation, { '1.0': BY_OPERATION.get(`1.0 ${operation.name}`)!, '0.3': BY_OPERATION.get(`0.3 ${operation.name}`)! }]),
 );
+const PARAM_NAMES: ReadonlyMap<CompiledRoute, readonly string[]> = new Map(
+  [...BY_OPERATION.values()].map((route) => [route, Object.freeze(route.pieces.flatMap((p) => (p.param === undefined ? [] : [p.param])))]),
+);
+
+function routeOf(operation: Operation, generation: ProtocolGeneration): CompiledRoute {
+  return ROUTE_OF.get(operation)?.[generation] ?? BY_OPERATION.get(`${generation} ${operation.name}`)!;
+}
 
 /** Names of the path parameters of an operation's route (`id`, or `taskId` and `id`). */
 export function pathParamNames(operation: Operation, generation: ProtocolGeneration): readonly string[] {
-  return PARAM_NAMES.get(`${generation} ${operation.name}`)!;
+  return PARAM_NAMES.get(routeOf(operation, generation))!;
 }
 
 /**
@@ -183,7 +191,7 @@ export function pathParamNames(operation: Operation, generation: ProtocolGenerat
  * safe segment values (path-segments.ts isSegmentValue); the caller checks.
  */
 export function buildRoutePath(operation: Operation, generation: ProtocolGeneration, pathParams: Readonly<Record<string, string>>, tenant?: string): string {
-  const route = BY_OPERATION.get(`${generation} ${operation.name}`)!;
+  const route = routeOf(operation, generation);
   const segments = route.pieces.map((p) => (p.literal !== undefined ? p.literal : encodeSegment(pathParams[p.param!] ?? '') + (p.suffix ?? '')));
   if (tenant !== undefined && tenant !== '') segments.unshift(encodeSegment(tenant));
   return `/${segments.join('/')}`;

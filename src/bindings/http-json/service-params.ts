@@ -35,11 +35,14 @@ export function serviceParamsOf(
   forwarded: Readonly<Record<string, string>>,
 ): ServiceParamsResult {
   const headerVersion = headers['a2a-version'];
-  const given = [...(headerVersion === undefined ? [] : Array.isArray(headerVersion) ? headerVersion : [headerVersion]), ...queryVersions];
-  const versions = [...new Set(given.map((v) => v.trim()))];
+  // The usual request: one header, no query parameter (no arrays built for it).
+  const versions =
+    typeof headerVersion === 'string' && queryVersions.length === 0
+      ? [headerVersion.trim()]
+      : [...new Set([...(headerVersion === undefined ? [] : Array.isArray(headerVersion) ? headerVersion : [headerVersion]), ...queryVersions].map((v) => v.trim()))];
   if (versions.length > 1) return { ok: false, reason: 'INVALID_VERSION', detail: 'more than one version given' };
   const version = versions[0];
-  if (version !== undefined && version !== '' && !MAJOR_MINOR.test(version)) {
+  if (version !== undefined && version !== '' && version !== '1.0' && version !== '0.3' && !MAJOR_MINOR.test(version)) {
     return { ok: false, reason: 'INVALID_VERSION', detail: 'not a Major.Minor version' };
   }
 
