@@ -19,6 +19,7 @@ import { formatGrpcTarget } from '../bindings/grpc/target.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { GatewayContext } from '../proxy/context.js';
 import { recordCallLine } from '../proxy/reply.js';
+import { shedding } from './load-shed.js';
 
 export interface GrpcListenersOptions {
   readonly ctx: GatewayContext;
@@ -109,7 +110,7 @@ export class GrpcListeners {
         const check = callerAuth();
         return check === undefined || check(firstString(metadata.get('authorization')));
       },
-      refuseAll: () => (ctx.shutdown.aborted ? gatewayFailure('GATEWAY_SHUTDOWN', '') : undefined),
+      refuseAll: () => (ctx.shutdown.aborted ? gatewayFailure('GATEWAY_SHUTDOWN', '') : shedding(ctx) ? gatewayFailure('GATEWAY_OVERLOADED', '') : undefined),
       onRefused: ({ remote, operation, outcome, requestBytes }) => {
         const known = remote !== undefined && ctx.config().remotes.has(remote) ? remote : 'unknown';
         const log = { remote: known, binding: 'grpc' as const, method: operation.name, outcome: outcome.reason, bytesIn: requestBytes, bytesOut: 0 };

@@ -6,7 +6,8 @@
  * the request is answered GATEWAY_OVERLOADED (Retry-After: 1) in its
  * binding's own error shape, before its body is read or anything goes
  * upstream. Registered once per mount (routes/remote-routes.ts), above the
- * binding plugins, so no binding can miss it. under-pressure only samples
+ * binding plugins, so no binding can miss it; the gRPC listeners ask
+ * `shedding()` for the same verdict (UNAVAILABLE, GATEWAY_OVERLOADED). under-pressure only samples
  * (loop delay, heap; once a second); the thresholds are read from the config
  * in force on each request, so a reload can turn shedding on, off, or move it.
  */
@@ -23,13 +24,31 @@ export interface LoadShedOptions {
   readonly refuse: (request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string>) => void;
 }
 
+/** The sample of each gateway (any of its mounts: they all sample the one process), for listeners outside Fastify. */
+const samples = new WeakMap<GatewayContext, () => PressureSample>();
+
+interface PressureSample {
+  readonly eventLoopDelay: number;
+  readonly heapUsed: number;
+}
+
 export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayContext, opts: LoadShedOptions): Promise<void> {
   await app.register(underPressure, {});
+  if (!samples.has(ctx)) samples.set(ctx, () => app.memoryUsage());
   app.addHook('onRequest', async (request, reply) => {
     if (!pressureExceeded(ctx.config().server, app.memoryUsage()) || opts.exempt(request)) return undefined;
     opts.refuse(request, reply, 'GATEWAY_OVERLOADED', { 'retry-after': '1' });
     return reply;
   });
+}
+
+/**
+ * Whether a call arriving now is shed, for the gRPC listeners (routes/grpc-listeners.ts): the same thresholds against
+ * the same sample as the HTTP routes. False until the HTTP routes are up (nothing sampled yet).
+ */
+export function shedding(ctx: GatewayContext): boolean {
+  const sample = samples.get(ctx);
+  return sample !== undefined && pressureExceeded(ctx.config().server, sample());
 }
 
 /** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */

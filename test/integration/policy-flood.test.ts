@@ -2,12 +2,17 @@
  * A local caller flood is bounded: `server.maxConnections` refuses sockets
  * past the cap while the admitted ones keep working, and event-loop pressure
  * (`server.maxEventLoopDelayMs`, via @fastify/under-pressure) answers a typed
- * OVERLOADED envelope instead of queueing more work.
+ * GATEWAY_OVERLOADED instead of queueing more work, to callers of every
+ * binding (JSON-RPC envelope, HTTP+JSON Status, gRPC status).
  */
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
+import * as grpc from '@grpc/grpc-js';
 import { reasonOf, rpc, rpcRequest, startGateway } from '../support/gateway.js';
+import { sdkGrpcClientOf, startGrpcGateway } from '../support/grpc-gateway.js';
+import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
+import { replyText, sendText } from '../support/sdk-client.js';
 
 let upstream: HostileUpstream;
 t.before(async () => {
@@ -162,4 +167,29 @@ remotes:
   t.not(((await card.json().catch(() => ({}))) as { reason?: string }).reason, 'GATEWAY_OVERLOADED', 'a card request is not shed');
   await new Promise((r) => setTimeout(r, 100));
   t.equal(upstream.requests.filter((r, i) => i >= before && r.url === '/ok').length, 0, 'no call reached the remote');
+});
+
+t.test('event-loop pressure sheds gRPC calls too: UNAVAILABLE with GATEWAY_OVERLOADED, nothing forwarded', async (t) => {
+  const grpcUpstream = await startSdkGrpcUpstream();
+  t.teardown(() => grpcUpstream.close());
+  const gw = await startGrpcGateway(`
+server: { host: 127.0.0.1, port: 0, maxEventLoopDelayMs: 50 }
+remotes:
+  agent: { url: 'http://127.0.0.1:1/', allowPrivateNetwork: true, grpc: { target: "${grpcUpstream.target}", listen: { port: 0 } } }
+`);
+  t.teardown(() => gw.close());
+  const sdk = await sdkGrpcClientOf(gw.grpc.remotes.agent!, grpcUpstream.card);
+  await nextPressureSample();
+  await nextPressureSample();
+  t.equal(replyText(await sendText(sdk, 'calm')), 'echo: calm', 'just under: a calm loop serves a gRPC call');
+  const before = grpcUpstream.received.length;
+
+  await nextPressureSample();
+  const until = performance.now() + 1100;
+  while (performance.now() < until);
+  await new Promise((r) => setTimeout(r, 5));
+  const refused = await sendText(sdk, 'lagging').catch((e: unknown) => e);
+  t.match(refused, { status: grpc.status.UNAVAILABLE, message: /gateway is overloaded/ }, 'just over: UNAVAILABLE');
+  t.match(gw.calls().at(-1), { binding: 'grpc', outcome: 'GATEWAY_OVERLOADED' }, 'logged with its reason');
+  t.equal(grpcUpstream.received.length, before, 'nothing reached the remote');
 });
