@@ -87,15 +87,15 @@ export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
 
 /** The headers every upstream request carries on top of the codec's. */
 export function upstreamHeadersOf(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, streaming: boolean): Record<string, string> {
-  return {
-    ...request.headers,
-    // Configured credentials win over anything a caller sent.
-    ...target.runtime.credentials?.headers(),
-    'x-request-id': env.requestId,
-    // Streams are relayed as they arrive, so they are asked for uncompressed.
-    'accept-encoding': streaming ? 'identity' : 'gzip, deflate, br',
-    'user-agent': env.ctx.userAgent,
-  };
+  const headers: Record<string, string> = { ...request.headers };
+  // Configured credentials win over anything a caller sent.
+  const credentials = target.runtime.credentials?.headers();
+  if (credentials) Object.assign(headers, credentials);
+  headers['x-request-id'] = env.requestId;
+  // Streams are relayed as they arrive, so they are asked for uncompressed.
+  headers['accept-encoding'] = streaming ? 'identity' : 'gzip, deflate, br';
+  headers['user-agent'] = env.ctx.userAgent;
+  return headers;
 }
 
 export function sendRequest(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {

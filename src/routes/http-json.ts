@@ -125,7 +125,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   if (method === undefined || !remote.methods.has(method)) return refuse(gatewayError('METHOD_NOT_ALLOWED', `"${call.operation.name}"`));
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse(gatewayError('EGRESS_DENIED'));
 
-  const upstream = await upstreamTargetFor(ctx, remote, 'http+json');
+  const chosen = upstreamTargetFor(ctx, remote, 'http+json');
+  const upstream = chosen instanceof Promise ? await chosen : chosen;
   if (!upstream.ok) return refuse(upstream.error);
   const target = {
     remote,

@@ -43,16 +43,21 @@ function fixedFor(remote: RemoteConfig): { readonly rest: UpstreamChoice; readon
   return fixed;
 }
 
-export async function upstreamTargetFor(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): Promise<UpstreamChoice> {
+/** Synchronous where no card is needed (a fixed binding: no await, no microtask per call); a promise for `auto`. */
+export function upstreamTargetFor(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): UpstreamChoice | Promise<UpstreamChoice> {
   const cardInterfaces = ctx.cardInterfaces;
   const fixed = fixedFor(remote);
   if (remote.binding === 'http+json') return fixed.rest;
   if (remote.binding === 'jsonrpc' || caller === 'jsonrpc' || cardInterfaces === undefined) return fixed.jsonrpc;
+  return fromCard(cardInterfaces, remote, fixed.jsonrpc);
+}
+
+async function fromCard(cardInterfaces: NonNullable<GatewayContext['cardInterfaces']>, remote: RemoteConfig, fallback: UpstreamChoice): Promise<UpstreamChoice> {
   const interfaces = await cardInterfaces(remote).catch(() => undefined);
-  if (interfaces === undefined) return fixed.jsonrpc;
+  if (interfaces === undefined) return fallback;
   const known = cardTargets.get(remote);
   if (known?.interfaces === interfaces) return known.choice;
-  const choice = choose(remote, interfaces) ?? fixed.jsonrpc;
+  const choice = choose(remote, interfaces) ?? fallback;
   cardTargets.set(remote, { interfaces, choice });
   return choice;
 }
