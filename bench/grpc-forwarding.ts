@@ -15,6 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
@@ -58,7 +59,8 @@ if (role === 'upstream') {
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   process.stdout.write(`${JSON.stringify({ target: `127.0.0.1:${port}` })}\n`);
   process.on('SIGTERM', () => server.tryShutdown(() => process.exit(0)));
-} else {
+} else if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
+  // Run as a script only: imported by the unary-peers scenario it must not start its own benchmark.
   await main();
 }
 
