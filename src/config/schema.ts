@@ -212,9 +212,9 @@ export const RemoteSchema = Type.Object(
     ),
     listen: Type.Optional(ListenSchema),
     binding: Type.Optional(
-      Type.Union([Type.Literal('auto'), Type.Literal('jsonrpc'), Type.Literal('http+json')], {
+      Type.Union([Type.Literal('auto'), Type.Literal('jsonrpc'), Type.Literal('http+json'), Type.Literal('grpc')], {
         description:
-          'what the gateway speaks to the remote: auto = for HTTP+JSON callers the first interface of the remote’s card (same origin as url) the gateway carries, JSON-RPC at url without a card; JSON-RPC callers keep JSON-RPC at url. jsonrpc or http+json: url is that binding’s endpoint (default: auto)',
+          'what the gateway speaks to the remote: auto = for HTTP+JSON callers the first interface of the remote’s card (same origin as url; gRPC on its host) the gateway carries, JSON-RPC at url without a card; JSON-RPC callers keep JSON-RPC at url; gRPC callers get gRPC when grpc.target is set or the card lists it, else as HTTP+JSON callers. jsonrpc or http+json: url is that binding’s endpoint; grpc: the remote’s gRPC endpoint (grpc.target or its card) for every caller (default: auto)',
       }),
     ),
     advertiseBindings: Type.Optional(
@@ -227,7 +227,7 @@ export const RemoteSchema = Type.Object(
 );
 
 /** What the gateway speaks to a remote (remotes.<name>.binding). */
-export type UpstreamBindingChoice = 'auto' | 'jsonrpc' | 'http+json';
+export type UpstreamBindingChoice = 'auto' | 'jsonrpc' | 'http+json' | 'grpc';
 
 export const REMOTE_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$';
 

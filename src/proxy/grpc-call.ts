@@ -33,6 +33,8 @@ import { recordCallLine } from './reply.js';
 /** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
 export interface GrpcUpstreams {
   clientFor(remote: RemoteConfig, signal: AbortSignal, requestId: string): Promise<CallHandler | ErrorOutcome>;
+  /** Whether calls to `remote` go over gRPC (else `transcode` takes them); absent = always gRPC. */
+  speaksGrpc?(remote: RemoteConfig, signal: AbortSignal, requestId: string): Promise<boolean>;
 }
 
 export interface GrpcCallOptions {
@@ -41,6 +43,8 @@ export interface GrpcCallOptions {
   readonly upstreams: GrpcUpstreams;
   /** A result that is an agent card (GetExtendedAgentCard) rewritten like the public card; an error when it cannot be. */
   readonly rewriteCard?: (remote: RemoteConfig, result: ResultOutcome) => ResultOutcome | ErrorOutcome;
+  /** Calls to a remote that does not speak gRPC (routes/grpc-transcode.ts: the call runner with its JSON codec). */
+  readonly transcode?: CallHandler;
 }
 
 // A remote's own gRPC statuses that say it is failing (the gRPC side of "HTTP 5xx"): UNKNOWN, DEADLINE_EXCEEDED,
@@ -172,10 +176,19 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
     return withRetries(attempt, { ...retries, deadline: Date.now() + timeouts.totalMs, signal, isRetryable: (err) => err instanceof RetryableReply }).catch(unwrap);
   }
 
+  /** The transcoder, when `call`'s remote is reached over another binding; undefined = this handler's gRPC client. */
+  async function transcoderFor(call: A2ACall, signal: AbortSignal): Promise<CallHandler | undefined> {
+    const remote = ctx.config().remotes.get(call.remote);
+    if (!opts.transcode || !upstreams.speaksGrpc || !remote || ctx.shutdown.aborted) return undefined;
+    return (await upstreams.speaksGrpc(remote, signal, call.caller.requestId)) ? undefined : opts.transcode;
+  }
+
   const bytesOf = (outcome: Outcome): number => (outcome.kind === 'result' ? Buffer.byteLength(outcome.json) : 0);
 
   return {
     async unary(call, signal, info): Promise<UnaryReply> {
+      const transcoder = await transcoderFor(call, signal);
+      if (transcoder) return transcoder.unary(call, signal, info);
       const started = performance.now();
       const log = newLog(call, info);
       // The caller's cancel, and shutdown's drainMs running out (then the call answers GATEWAY_SHUTDOWN).
@@ -219,6 +232,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
     },
 
     async stream(call, sink, info): Promise<void> {
+      const transcoder = await transcoderFor(call, sink.signal);
+      if (transcoder) return transcoder.stream(call, sink, info);
       const started = performance.now();
       const log = newLog(call, info);
       log.events = 0;

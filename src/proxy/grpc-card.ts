@@ -38,7 +38,7 @@ export function grpcCardRewrite(opts: GrpcCardRewriteOptions) {
       const target = remote.grpc?.target ?? grpcInterfaceOf(original, remote.url.hostname, defaultTls);
       card = withGrpcInterfaces(original, card, rewritten.generation, {
         gatewayTarget,
-        advertise: false,
+        advertise: remote.advertiseBindings,
         maxCardTextBytes: remote.limits.maxCardTextBytes,
         ...(target !== undefined ? { remoteTarget: parseGrpcTarget(target, defaultTls) } : {}),
       });

@@ -98,6 +98,19 @@ export class GrpcUpstreamClients implements GrpcUpstreams {
     return found ?? gatewayFailure('NO_USABLE_INTERFACE', remote.name, {}, 'its agent card lists no gRPC interface on the host of its url, and grpc.target is not set');
   }
 
+  /**
+   * Whether a gRPC caller's call to `remote` goes to the remote over gRPC: `binding: grpc` always (no endpoint is
+   * then NO_USABLE_INTERFACE); `jsonrpc` or `http+json` never; `auto` when `grpc.target` is set or the remote's
+   * card lists a gRPC interface on the host of its url (no transcoding when the remote speaks gRPC itself). A card
+   * that cannot be had means no gRPC endpoint is known: the call is transcoded like an HTTP+JSON caller's.
+   */
+  async speaksGrpc(remote: RemoteConfig, signal: AbortSignal, requestId?: string): Promise<boolean> {
+    if (remote.binding === 'grpc') return true;
+    if (remote.binding !== 'auto') return false;
+    if (remote.grpc?.target !== undefined) return true;
+    return typeof (await this.targetOf(remote, signal, requestId)) === 'string';
+  }
+
   async clientFor(remote: RemoteConfig, signal: AbortSignal, requestId?: string): Promise<GrpcRemoteClient | ErrorOutcome> {
     const entry = this.#entries.get(remote.name);
     // The common case costs one comparison: the same config object and a configured target.

@@ -20,6 +20,7 @@ import { grpcCardRewrite } from '../proxy/grpc-card.js';
 import { createGrpcCallHandler } from '../proxy/grpc-call.js';
 import { GrpcUpstreamClients, grpcInterfaceOf } from '../proxy/grpc-upstreams.js';
 import { cardCacheKey } from './agent-card.js';
+import { createGrpcTranscoder } from './grpc-transcode.js';
 import { GrpcListeners, type GrpcAddresses } from './grpc-listeners.js';
 
 export interface GrpcFrontOptions {
@@ -50,6 +51,11 @@ export interface GrpcFront {
 export function createGrpcFront(opts: GrpcFrontOptions): GrpcFront {
   const { ctx, logger } = opts;
   const upstreams = new GrpcUpstreamClients({ runtime: opts.runtime, cardCache: opts.cardCache, fetchCard: opts.fetchCard, cardKey: cardCacheKey });
+  const rewriteCard = grpcCardRewrite({
+    config: () => ctx.config(),
+    gatewayTargetOf: (name): string | undefined => listeners?.cardTargetOf(name),
+    jsonRpcBaseOf: (name) => `${ctx.config().server.publicBaseUrl?.replace(/\/+$/, '') ?? opts.httpBaseUrl()}/remotes/${encodeURIComponent(name)}/`,
+  });
   const listeners: GrpcListeners | undefined = GrpcListeners.wanted(opts.initial)
     ? new GrpcListeners({
         ctx,
@@ -59,11 +65,9 @@ export function createGrpcFront(opts: GrpcFrontOptions): GrpcFront {
           ctx,
           logger,
           upstreams,
-          rewriteCard: grpcCardRewrite({
-            config: () => ctx.config(),
-            gatewayTargetOf: (name): string | undefined => listeners?.cardTargetOf(name),
-            jsonRpcBaseOf: (name) => `${ctx.config().server.publicBaseUrl?.replace(/\/+$/, '') ?? opts.httpBaseUrl()}/remotes/${encodeURIComponent(name)}/`,
-          }),
+          rewriteCard,
+          // A remote without a gRPC endpoint is called over its JSON binding through the call runner.
+          transcode: createGrpcTranscoder({ ctx, logger, rewriteCard }),
         }),
       })
     : undefined;
@@ -74,7 +78,8 @@ export function createGrpcFront(opts: GrpcFrontOptions): GrpcFront {
       if (gatewayTarget === undefined) return undefined;
       const defaultTls = remote.url.protocol === 'https:';
       const target = remote.grpc?.target ?? grpcInterfaceOf(card, remote.url.hostname, defaultTls);
-      return { gatewayTarget, advertise: false, ...(target !== undefined ? { remoteTarget: parseGrpcTarget(target, defaultTls) } : {}) };
+      // With advertiseBindings the gateway's gRPC listener is listed also for a remote without gRPC (transcoded).
+      return { gatewayTarget, advertise: remote.advertiseBindings, ...(target !== undefined ? { remoteTarget: parseGrpcTarget(target, defaultTls) } : {}) };
     },
     reloaded: (next) => upstreams.retain(new Set(next.remotes.keys())),
     close: (graceMs) => listeners?.close(graceMs) ?? Promise.resolve(),

@@ -48,6 +48,7 @@ remotes:
     grpc: { target: "${upstream.target}" }
   jsonOnly:
     url: ${jsonOnlyHost.url}/
+    binding: grpc
     allowPrivateNetwork: true
   both:
     url: ${bothHost.url}/a2a
@@ -217,7 +218,7 @@ t.test('the method allowlist and the rate limit hold for gRPC callers', async (t
   t.match(await gw.metrics(), /a2a_egress_calls_total\{remote="limited",method="GetTask",outcome="RATE_LIMITED"\} 1/);
 });
 
-t.test('a remote without a gRPC endpoint (none configured, none in its card) is NO_USABLE_INTERFACE', async (t) => {
+t.test('binding: grpc and no gRPC endpoint (none configured, none in its card) is NO_USABLE_INTERFACE, not transcoded', async (t) => {
   const shared = await sdkGrpcClientOf(gw.grpc.shared!, upstream.card);
   const err = await sendText(shared, 'x', { serviceParameters: { 'a2a-egress-remote': 'jsonOnly' } }).catch((e: unknown) => e);
   t.match(err, { name: 'InvalidAgentResponseError', status: grpc.status.INTERNAL, message: /no interface the gateway can carry: its agent card lists no gRPC interface/ });
