@@ -105,6 +105,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   let cardInterfaces: GatewayContext['cardInterfaces'];
   const ctx: GatewayContext = {
     cardInterfaces: (remote) => cardInterfaces?.(remote) ?? Promise.resolve(undefined),
+    grpcCalls: () => grpc?.calls,
     config: () => current,
     runtime: (name) => runtimes.get(name),
     pools,

@@ -23,7 +23,8 @@ export interface RewriteOptions {
   readonly httpJsonUrl?: string | undefined;
   /**
    * 1.0 cards: also list the bindings the gateway serves for this remote that its card lacks (it transcodes),
-   * after the remote's own. Only when the card has at least one interface the gateway carries.
+   * after the remote's own. Only when the card has at least one interface the gateway carries (a gRPC one counts
+   * with `jsonRpcOptional`).
    */
   readonly advertise?: { readonly jsonrpc: boolean; readonly httpJson: boolean } | undefined;
   /**
@@ -179,10 +180,11 @@ function rewriteV10Interfaces(value: unknown, opts: RewriteOptions): Record<stri
     if (tenant) rewritten.tenant = tenant;
     kept.set(JSON.stringify(rewritten), rewritten);
   }
-  if (kept.size === 0 && opts.jsonRpcOptional) return [];
-  if (kept.size === 0) throw new CardProblemError(`supportedInterfaces: ${opts.httpJsonUrl === undefined ? NO_INTERFACE : NO_V10_INTERFACE}`);
+  if (kept.size === 0 && opts.jsonRpcOptional && !opts.advertise) return [];
+  if (kept.size === 0 && !opts.jsonRpcOptional) throw new CardProblemError(`supportedInterfaces: ${opts.httpJsonUrl === undefined ? NO_INTERFACE : NO_V10_INTERFACE}`);
   const list = [...kept.values()];
-  const first = list[0]!;
+  // A card with gRPC only (jsonRpcOptional): the advertised bindings are transcoded to it, A2A 1.0's.
+  const first = list[0] ?? { protocolVersion: '1.0' };
   const advertised = (binding: string, url: string | undefined): void => {
     if (url === undefined || list.some((e) => e.protocolBinding === binding)) return;
     list.push({ ...first, url, protocolBinding: binding });

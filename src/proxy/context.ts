@@ -1,5 +1,6 @@
 /** What every call path needs from the gateway around it. */
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
+import type { GrpcCallHandler } from './grpc-call.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
@@ -23,6 +24,8 @@ export interface GatewayContext {
    * undefined when there is no usable card. `remotes.<name>.binding: auto` reads it (routes/upstream-binding.ts).
    */
   readonly cardInterfaces?: (remote: RemoteConfig) => Promise<readonly { readonly binding: string; readonly url: string }[] | undefined>;
+  /** Calls to remotes over gRPC (proxy/grpc-call.ts) for callers of the HTTP bindings; set once the gRPC side is assembled. */
+  readonly grpcCalls?: () => GrpcCallHandler | undefined;
 }
 
 /** One line per call: what the log and the metrics record. */

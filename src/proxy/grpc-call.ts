@@ -86,10 +86,20 @@ interface Admitted {
   readonly release: () => void;
 }
 
-export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
+/** A call of another binding's caller (routes/grpc-upstream-call.ts): its route fills `log` and writes the line itself. */
+export interface GrpcRunInfo extends RequestInfo {
+  readonly log?: CallLog;
+}
+
+export interface GrpcCallHandler extends CallHandler {
+  unary(call: A2ACall, signal: AbortSignal, info?: GrpcRunInfo): Promise<UnaryReply>;
+  stream(call: A2ACall, sink: EventSink, info?: GrpcRunInfo): Promise<void>;
+}
+
+export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
   const { ctx, logger, upstreams } = opts;
 
-  const newLog = (call: A2ACall, info: RequestInfo | undefined): CallLog => ({
+  const newLog = (call: A2ACall, info: GrpcRunInfo | undefined): CallLog => info?.log ?? ({
     remote: ctx.config().remotes.has(call.remote) ? call.remote : 'unknown',
     binding: 'grpc',
     method: call.operation.name,
@@ -227,7 +237,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
       }
       log.outcome = reply.outcome.kind === 'result' ? 'ok' : reply.outcome.reason;
       log.bytesOut = bytesOf(reply.outcome);
-      recordCallLine(ctx, logger, call.caller.requestId, log, started);
+      if (!info?.log) recordCallLine(ctx, logger, call.caller.requestId, log, started);
       return reply;
     },
 
@@ -302,7 +312,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): CallHandler {
       }
       end();
       log.outcome = finalError ? finalError.reason : 'ok';
-      recordCallLine(ctx, logger, call.caller.requestId, log, started);
+      if (!info?.log) recordCallLine(ctx, logger, call.caller.requestId, log, started);
     },
   };
 }

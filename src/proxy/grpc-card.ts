@@ -29,7 +29,9 @@ export function grpcCardRewrite(opts: GrpcCardRewriteOptions) {
       remoteUrl: remote.url,
       gatewayRemoteUrl: opts.jsonRpcBaseOf(remote.name),
       maxCardTextBytes: remote.limits.maxCardTextBytes,
-      jsonRpcOptional: gatewayTarget !== undefined,
+      jsonRpcOptional: gatewayTarget !== undefined || remote.binding === 'grpc',
+      // A remote called over gRPC is served to the HTTP bindings by transcoding: the card says so.
+      ...(remote.advertiseBindings ? { httpJsonUrl: opts.jsonRpcBaseOf(remote.name).replace(/\/+$/, ''), advertise: { jsonrpc: remote.binding === 'grpc', httpJson: true } } : {}),
     });
     if (!rewritten.ok) return gatewayFailure(rewritten.reason, remote.name, {}, rewritten.problem);
     let card = rewritten.card;

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { withGrpcInterfaces, type GrpcCardOptions } from '../bindings/grpc/card-interfaces.js';
+import { grpcInterfaceOf } from '../proxy/grpc-upstreams.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
 import { CardCache, type CachedCard } from '../a2a/card-cache.js';
 import { CardFetchError, createCardFetcher, type FetchCard } from '../a2a/card-fetch.js';
@@ -207,7 +208,8 @@ async function serveCard(
     const options = cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote));
     card = rewriteCard(source, generation, {
       ...(bridged ? { ...options, httpJsonUrl: undefined, advertise: undefined } : options),
-      ...(grpc ? { jsonRpcOptional: true } : {}),
+      // A remote the gateway calls over gRPC (binding: grpc) is served to the HTTP bindings by transcoding.
+      ...(grpc || (!bridged && servedOverGrpc(remote, source)) ? { jsonRpcOptional: true } : {}),
     });
     if (grpc) card = withGrpcInterfaces(source, card, generation, { ...grpc, maxCardTextBytes: remote.limits.maxCardTextBytes });
     if (generation === '1.0' && Array.isArray(card.supportedInterfaces) && card.supportedInterfaces.length === 0) {
@@ -271,4 +273,13 @@ function describeFailure(err: unknown): { reason: Reason; detail?: string | unde
 function sendProblem(reply: FastifyReply, status: number, reason: Reason, detail?: string): FastifyReply {
   const body: ProblemBody = { type: 'about:blank', title: gatewayErrors[reason].message, status, reason, ...(detail ? { detail } : {}) };
   return reply.code(status).type(PROBLEM_TYPE).header('cache-control', 'no-store').send(JSON.stringify(body));
+}
+
+/**
+ * A remote the gateway calls over gRPC for the HTTP bindings (routes/grpc-upstream-call.ts): `binding: grpc`, or
+ * `auto` with a gRPC interface on the host of its url (HTTP+JSON callers go there when it is the card's first).
+ */
+function servedOverGrpc(remote: RemoteConfig, card: Record<string, unknown>): boolean {
+  if (remote.binding === 'grpc') return true;
+  return remote.binding === 'auto' && grpcInterfaceOf(card, remote.url.hostname, remote.url.protocol === 'https:') !== undefined;
 }

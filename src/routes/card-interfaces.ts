@@ -17,7 +17,8 @@ export function cardRewriteOptions(remote: RemoteConfig, gatewayRemoteUrl: strin
     // The SDK clients append `/message:send` to the interface URL: no trailing slash.
     httpJsonUrl: gatewayRemoteUrl.replace(/\/+$/, ''),
     // HTTP+JSON callers are served for every remote (passed through or transcoded to JSON-RPC); JSON-RPC
-    // callers reach an HTTP+JSON remote only with `binding: http+json` (auto keeps them on JSON-RPC at url).
-    ...(remote.advertiseBindings ? { advertise: { jsonrpc: remote.binding === 'http+json', httpJson: true } } : {}),
+    // callers reach an HTTP+JSON or gRPC remote only with `binding: http+json` or `grpc` (auto keeps them on
+    // JSON-RPC at url).
+    ...(remote.advertiseBindings ? { advertise: { jsonrpc: remote.binding === 'http+json' || remote.binding === 'grpc', httpJson: true } } : {}),
   };
 }

@@ -17,7 +17,7 @@ import type { CallerCheck } from '../policy/caller-auth.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayContext } from '../proxy/context.js';
 import { grpcCardRewrite } from '../proxy/grpc-card.js';
-import { createGrpcCallHandler } from '../proxy/grpc-call.js';
+import { createGrpcCallHandler, type GrpcCallHandler } from '../proxy/grpc-call.js';
 import { GrpcUpstreamClients, grpcInterfaceOf } from '../proxy/grpc-upstreams.js';
 import { cardCacheKey } from './agent-card.js';
 import { createGrpcTranscoder } from './grpc-transcode.js';
@@ -36,6 +36,8 @@ export interface GrpcFrontOptions {
 }
 
 export interface GrpcFront {
+  /** Calls to remotes over gRPC with the gateway's policy, also for callers of the HTTP bindings (`binding: grpc`). */
+  readonly calls: GrpcCallHandler;
   /** Binds the listeners the config asks for; undefined when it asks for none. */
   start(config: GatewayConfig): Promise<GrpcAddresses | undefined>;
   /** For the card routes: the remote's gRPC interfaces as the gateway serves them, or undefined. */
@@ -56,22 +58,19 @@ export function createGrpcFront(opts: GrpcFrontOptions): GrpcFront {
     gatewayTargetOf: (name): string | undefined => listeners?.cardTargetOf(name),
     jsonRpcBaseOf: (name) => `${ctx.config().server.publicBaseUrl?.replace(/\/+$/, '') ?? opts.httpBaseUrl()}/remotes/${encodeURIComponent(name)}/`,
   });
+  const handler = createGrpcCallHandler({
+    ctx,
+    logger,
+    upstreams,
+    rewriteCard,
+    // A remote without a gRPC endpoint is called over its JSON binding through the call runner.
+    transcode: createGrpcTranscoder({ ctx, logger, rewriteCard }),
+  });
   const listeners: GrpcListeners | undefined = GrpcListeners.wanted(opts.initial)
-    ? new GrpcListeners({
-        ctx,
-        logger,
-        callerAuth: opts.callerAuth,
-        handler: createGrpcCallHandler({
-          ctx,
-          logger,
-          upstreams,
-          rewriteCard,
-          // A remote without a gRPC endpoint is called over its JSON binding through the call runner.
-          transcode: createGrpcTranscoder({ ctx, logger, rewriteCard }),
-        }),
-      })
+    ? new GrpcListeners({ ctx, logger, callerAuth: opts.callerAuth, handler })
     : undefined;
   return {
+    calls: handler,
     start: async (config) => (listeners ? listeners.start(config) : undefined),
     cardOptions(remote, card) {
       const gatewayTarget = listeners?.cardTargetOf(remote.name);

@@ -27,6 +27,7 @@ import { requestTimedOut } from './caller-timeout.js';
 import type { RemoteMount } from './remote-mount.js';
 import { limitFor, readRequestBody } from './request-body.js';
 import { extendedCardOutcomeRewrite } from './rest-card-result.js';
+import { grpcUpstreamWanted, runGrpcStream, runGrpcUnary } from './grpc-upstream-call.js';
 import { upstreamTargetFor } from './upstream-binding.js';
 
 const MAX_REQUEST_BYTES_CEILING = LimitsSchema.properties.maxRequestBytes.maximum ?? Number.MAX_SAFE_INTEGER;
@@ -125,6 +126,15 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   if (method === undefined || !remote.methods.has(method)) return refuse(gatewayError('METHOD_NOT_ALLOWED', `"${call.operation.name}"`));
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse(gatewayError('EGRESS_DENIED'));
 
+  const streamCaller = { write: encodeRestStreamItem, headers: { 'x-request-id': request.id }, takeOver: () => reply.hijack() };
+  const overGrpc = grpcUpstreamWanted(ctx, remote, 'http+json');
+  if (overGrpc === true || (overGrpc !== false && (await overGrpc))) {
+    // A gRPC remote (routes/grpc-upstream-call.ts); the gRPC handler rewrites an extended card itself.
+    if (!call.operation.streaming) return sendResult(ctx, reply, call, await runGrpcUnary(ctx, call, reply.raw, log), log, started);
+    const run = await runGrpcStream(ctx, remote, call, reply.raw, log, streamCaller);
+    if (run.relayed) return finishCall(ctx, reply, log, started);
+    return sendResult(ctx, reply, call, run.result, log, started);
+  }
   const chosen = upstreamTargetFor(ctx, remote, 'http+json');
   const upstream = chosen instanceof Promise ? await chosen : chosen;
   if (!upstream.ok) return refuse(upstream.error);
@@ -143,11 +153,7 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
   };
   if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, call, log), log, started);
-  const run = await runStream(env, target, call, log, {
-    write: encodeRestStreamItem,
-    headers: { 'x-request-id': request.id },
-    takeOver: () => reply.hijack(),
-  });
+  const run = await runStream(env, target, call, log, streamCaller);
   if (run.relayed) return finishCall(ctx, reply, log, started);
   sendResult(ctx, reply, call, run.result, log, started);
 }

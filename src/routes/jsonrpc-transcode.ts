@@ -1,6 +1,6 @@
 /**
  * A JSON-RPC caller's call to a remote the gateway reaches over another
- * binding (`remotes.<name>.binding: http+json`): the checked request becomes
+ * binding (`remotes.<name>.binding: http+json`, or `grpc`: routes/grpc-upstream-call.ts): the checked request becomes
  * an A2ACall (bindings/jsonrpc/caller-codec.ts), runs through the
  * binding-neutral call runner with the remote's upstream codec, and the
  * Outcome (or each stream item) is written back as JSON-RPC for the caller's
@@ -12,6 +12,7 @@ import { encodeJsonRpcOutcome, encodeJsonRpcStreamItem, jsonRpcCallOf } from '..
 import type { RemoteConfig } from '../config/schema.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import { runUnary, type RunnerEnv, type RunResult } from '../core/call-runner.js';
+import type { StreamItem } from '../core/outcome.js';
 import { runStream } from '../core/stream-runner.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
@@ -21,6 +22,7 @@ import { finishCall, sendEnvelope } from '../proxy/reply.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import type { RemoteMount } from './remote-mount.js';
 import { extendedCardOutcomeRewrite } from './rest-card-result.js';
+import { grpcUpstreamWanted, runGrpcStream, runGrpcUnary } from './grpc-upstream-call.js';
 import { upstreamTargetFor } from './upstream-binding.js';
 
 export interface TranscodeTarget {
@@ -52,6 +54,19 @@ export async function transcodedJsonRpcCall(
   });
   if (!parsed.ok) return answer({ outcome: parsed.error, headers: {} });
   const call = parsed.call;
+  const streamCaller = {
+    write: (item: StreamItem) => encodeJsonRpcStreamItem(id, item, caller),
+    headers: { 'x-request-id': request.id },
+    takeOver: () => reply.hijack(),
+  };
+  // JSON-RPC callers go over gRPC only with binding: grpc (synchronous: no card read).
+  if (grpcUpstreamWanted(ctx, remote, 'jsonrpc') === true) {
+    // The gRPC handler rewrites an extended card itself (its gRPC and JSON-RPC interfaces pointing at the gateway).
+    if (!call.operation.streaming) return answer(await runGrpcUnary(ctx, call, reply.raw, log));
+    const run = await runGrpcStream(ctx, remote, call, reply.raw, log, streamCaller);
+    if (run.relayed) return finishCall(ctx, reply, log, started);
+    return answer(run.result);
+  }
   const upstream = await upstreamTargetFor(ctx, remote, 'jsonrpc');
   if (!upstream.ok) return answer({ outcome: upstream.error, headers: {} });
   const target = {
@@ -69,11 +84,7 @@ export async function transcodedJsonRpcCall(
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
   };
   if (!call.operation.streaming) return answer(await runUnary(env, target, call, log));
-  const run = await runStream(env, target, call, log, {
-    write: (item) => encodeJsonRpcStreamItem(id, item, caller),
-    headers: { 'x-request-id': request.id },
-    takeOver: () => reply.hijack(),
-  });
+  const run = await runStream(env, target, call, log, streamCaller);
   if (run.relayed) return finishCall(ctx, reply, log, started);
   answer(run.result);
 }

@@ -149,7 +149,7 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse('EGRESS_DENIED', call.id);
 
   // A remote reached over another binding: the call is transcoded (routes/jsonrpc-transcode.ts).
-  if (remote.binding === 'http+json') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call, caller }, log, started);
+  if (remote.binding === 'http+json' || remote.binding === 'grpc') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call, caller }, log, started);
   // Version bridge (issue 17): a caller of the generation the remote does not speak is translated.
   const plan = planVersionBridge(call, request.headers['a2a-version'] ?? queryVersion(request.raw.url), opts.remoteVersions?.(remote), remote.limits.maxRequestBytes);
   if (plan.kind === 'refuse') return refuse(plan.reason, call.id, plan.detail);

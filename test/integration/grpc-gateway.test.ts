@@ -76,7 +76,14 @@ t.test('the listeners are bound and logged; the card points gRPC callers at the 
   const res = await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
   t.equal(res.status, 200);
   const card = (await res.json()) as { supportedInterfaces: { url: string; protocolBinding: string }[] };
-  t.same(card.supportedInterfaces, [{ url: gw.grpc.remotes.agent, protocolBinding: 'GRPC', protocolVersion: '1.0' }], 'the remote’s gRPC interface, rewritten to the gateway');
+  t.same(
+    card.supportedInterfaces,
+    [
+      { url: gw.grpc.remotes.agent, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+      { url: `${gw.url}/remotes/agent`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    'the remote’s gRPC interface, rewritten to the gateway; HTTP+JSON advertised (binding auto: HTTP+JSON callers reach its gRPC)',
+  );
   t.notMatch(JSON.stringify(card), upstream.target, 'the remote’s own endpoint is not shown');
   sdk = await sdkGrpcClientFromBaseUrl(`${gw.url}/remotes/agent/`);
 });
@@ -184,7 +191,7 @@ t.test('GetExtendedAgentCard: rewritten like the public card', async (t) => {
   const card = await withExtended.getAgentCard();
   t.match(gw.calls().at(-1)!, { method: 'GetExtendedAgentCard', outcome: 'ok' });
   t.equal(card.description, 'the extended card');
-  t.same(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding]), [[gw.grpc.remotes.agent, 'GRPC']]);
+  t.same(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding]), [[gw.grpc.remotes.agent, 'GRPC'], [`${gw.url}/remotes/agent`, 'HTTP+JSON']]);
 });
 
 t.test('A2A errors keep their type and status', async (t) => {

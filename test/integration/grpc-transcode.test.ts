@@ -149,7 +149,7 @@ t.test('GetExtendedAgentCard: rewritten, the gateway’s gRPC listener advertise
   const card = await sdk.getAgentCard();
   t.match(gw.calls().at(-1)!, { method: 'GetExtendedAgentCard', outcome: 'ok' });
   t.equal(card.description, 'the extended card');
-  t.same(card.supportedInterfaces.map((i) => i.protocolBinding), ['JSONRPC', 'GRPC']);
+  t.same(card.supportedInterfaces.map((i) => i.protocolBinding), ['JSONRPC', 'HTTP+JSON', 'GRPC'], 'as the public card');
   t.equal(card.supportedInterfaces.at(-1)?.url, gw.grpc.remotes.agent);
   t.notMatch(JSON.stringify(card), jsonRpc.origin, 'the remote’s own endpoint is not shown');
 });
