@@ -65,7 +65,7 @@ export function configReference(): string {
     row('remotes.<name>.url', 'http(s) URL, required', '—', 'the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`)'),
     row('remotes.<name>.agentCardUrl', 'http(s) URL', '`<origin>/.well-known/agent-card.json`', 'where the remote’s card is'),
     row('remotes.<name>.methods', 'list of A2A method names', 'all', 'methods callers may use; anything else is -32601'),
-    row('remotes.<name>.binding', '"auto" \\| "jsonrpc" \\| "http+json"', '"auto"', 'what the gateway speaks to the remote (see [HTTP+JSON](#httpjson-and-transcoding)); with jsonrpc or http+json, `url` is that binding’s endpoint'),
+    row('remotes.<name>.binding', '"auto" \\| "jsonrpc" \\| "http+json" \\| "grpc"', '"auto"', 'what the gateway speaks to the remote (see [HTTP+JSON](#httpjson-and-transcoding)); with jsonrpc or http+json, `url` is that binding’s endpoint; with grpc, `grpc.target` or the card’s gRPC interface'),
     row('remotes.<name>.advertiseBindings', 'boolean', 'true', 'the rewritten card lists every binding the gateway serves for this remote, also those the remote lacks'),
     row('remotes.<name>.versions', 'list of `"0.3"`, `"1.0"`', 'what its card says', 'A2A generations the remote speaks over JSON-RPC; a caller of the other one is translated (version bridge)'),
     row('remotes.<name>.unversionedCard', '`remote` \\| `"0.3"` \\| `"1.0"`', '`remote`', 'the card a caller without `A2A-Version` gets: the remote’s own, or bridged to that generation (a caller naming a version always gets its generation’s card)'),
