@@ -4,7 +4,6 @@
  * config/reload.ts for what it changes) and a draining shutdown. Each concern
  * lives in its own module under src/.
  */
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -16,6 +15,7 @@ import { createCardFetcher } from './a2a/card-fetch.js';
 import { createCallerAuth, type CallerCheck } from './policy/caller-auth.js';
 import type { CircuitState } from './policy/circuit-breaker.js';
 import { RedisClients } from './policy/redis-bucket.js';
+import { requestIdOf } from './policy/request-id.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { CardCache } from './a2a/card-cache.js';
@@ -69,7 +69,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** After drainMs, calls still running get their GATEWAY_SHUTDOWN envelope; sockets left after this are cut. */
 const DRAIN_GRACE_MS = 500;
 
@@ -130,10 +129,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     requestTimeout: server.requestTimeoutMs,
     maxRequestsPerSocket: server.maxRequestsPerSocket,
     // Accept a caller's x-request-id only if it is short and plain; otherwise make one.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     routerOptions: { maxParamLength: 128 },
     // No pino child per request (it cost more than the rest of the call path's logging):
     // the call line names its requestId itself.

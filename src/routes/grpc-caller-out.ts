@@ -16,7 +16,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { EventSink } from '../bindings/grpc/contracts.js';
-import type { ErrorOutcome, StreamItem } from '../core/outcome.js';
+import type { ErrorOutcome, ResultOutcome, StreamItem } from '../core/outcome.js';
 import type { StreamCaller } from '../core/stream-runner.js';
 
 export class GrpcCallerOut extends EventEmitter {
@@ -93,6 +93,14 @@ export class GrpcCallerOut extends EventEmitter {
     this.endSink();
     this.emit('finish');
     return this;
+  }
+
+  /** A streaming call answered with one result instead of events: that result is the stream's one message. */
+  deliverOne(result: ResultOutcome): void {
+    if (this.destroyed || this.#sinkEnded) return;
+    this.sink?.open({});
+    void this.sink?.write(result);
+    this.endSink();
   }
 
   /** After the runner returned: ends the sink (with `error` when the call never reached a stream). */

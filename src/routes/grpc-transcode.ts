@@ -105,11 +105,12 @@ export function createGrpcTranscoder(opts: GrpcTranscodeOptions): CallHandler {
         try {
           const run = await runStream(envOf(call, out), target, call, log, out.streamCaller());
           if (!run.relayed) {
-            // Without a stream the runner answers with one error (a refusal, a limit, a remote that sent no events).
+            // Without an event stream: one error (a refusal, a limit, a remote that sent no events), or the one
+            // result a remote answered a streaming call with, which is then the stream's only message.
             const outcome = run.result.outcome;
-            const error = outcome.kind === 'error' ? outcome : gatewayErrorOutcome('NOT_AN_EVENT_STREAM', { remote: call.remote });
-            out.finish(error);
-            log.outcome = error.reason;
+            if (outcome.kind === 'result') out.deliverOne(outcome);
+            else out.finish(outcome);
+            log.outcome = outcome.kind === 'result' ? 'ok' : outcome.reason;
           }
         } catch (err) {
           envOf(call, out).onInternalError(err);

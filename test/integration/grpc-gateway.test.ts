@@ -117,8 +117,10 @@ t.test('SendMessage: a message reply; the call is logged and counted like a JSON
 });
 
 t.test('credentials travel as metadata; the caller’s own metadata only as allowed', async (t) => {
-  await sendText(sdk, 'hi', { serviceParameters: { 'x-trace-me': 'yes', 'x-secret': 'no', authorization: 'Bearer caller-token' } });
+  await sendText(sdk, 'hi', { serviceParameters: { 'x-trace-me': 'yes', 'x-secret': 'no', authorization: 'Bearer caller-token', 'x-request-id': 'grpc-to-grpc-7' } });
   const seen = upstream.received.at(-1)!.getMap();
+  t.equal(seen['x-request-id'], 'grpc-to-grpc-7', 'the caller’s x-request-id, also in the call line');
+  t.equal(gw.logs.filter((l) => l.msg === 'call').at(-1)!.requestId, 'grpc-to-grpc-7');
   t.equal(seen.authorization, `Bearer ${SECRET}`, 'the remote’s credential, not the caller’s');
   t.equal(seen['x-trace-me'], 'yes');
   t.equal(seen['x-secret'], undefined);

@@ -11,6 +11,7 @@ import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import type { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
+import { jsonToBinary, SERVICE_PATH } from '../../src/bindings/grpc/proto-json.js';
 import { startHostileUpstream } from '../support/hostile-upstream.js';
 import { ARTIFACT_TEXT, textOf } from '../support/sdk-agent.js';
 import { userMessage, cancelTask, collect, eventKinds, getTask, isTask, replyText, resubscribe, sendText, streamText, taskIdOf } from '../support/sdk-client.js';
@@ -225,3 +226,40 @@ t.test('a hostile stream: a broken event and an error event end the gRPC stream 
   seen.push(String(gw.calls().at(-1)!.outcome));
   t.same(seen, ['INVALID_EVENT', 'REMOTE_ERROR']);
 });
+
+/** A raw grpc-js unary call on the shared listener: the reply's response metadata and status. */
+function rawUnary(remote: string, requestId: string | undefined): Promise<{ headers?: grpc.Metadata; error?: grpc.ServiceError }> {
+  const client = new grpc.Client(gw.grpc.shared!, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  metadata.set('a2a-egress-remote', remote);
+  if (requestId !== undefined) metadata.set('x-request-id', requestId);
+  const raw = (b: Buffer): Buffer => b;
+  const body = Buffer.from(jsonToBinary('GetTaskRequest', { id: 'no-such-task' }));
+  return new Promise((resolve) => {
+    let headers: grpc.Metadata | undefined;
+    const call = client.makeUnaryRequest(`${SERVICE_PATH}GetTask`, raw, raw, body, metadata, {}, (error) => {
+      client.close();
+      resolve({ ...(headers ? { headers } : {}), ...(error ? { error } : {}) });
+    });
+    call.on('metadata', (m) => (headers = m));
+  });
+}
+
+t.test('the caller’s x-request-id metadata: to the remote, in the log line, back as response metadata', async (t) => {
+  const id = 'grpc-caller-req-0001';
+  const { headers, error } = await rawUnary('agent', id);
+  t.equal(error?.code, grpc.status.NOT_FOUND, 'the call went through (the remote’s TaskNotFound)');
+  t.equal(jsonRpc.requests.at(-1)!.headers['x-request-id'], id, 'the remote got the caller’s id');
+  t.equal(gw.logs.filter((l) => l.msg === 'call').at(-1)!.requestId, id, 'the call line carries it');
+  t.same(headers?.get('x-request-id'), [id], 'and the caller gets it back');
+
+  const odd = `bad id ${'x'.repeat(200)}`;
+  const replaced = await rawUnary('agent', odd);
+  const sent = jsonRpc.requests.at(-1)!.headers['x-request-id'];
+  t.match(sent, /^[0-9a-f-]{36}$/, 'an id that is not short and plain is replaced by a UUID');
+  t.same(replaced.headers?.get('x-request-id'), [sent]);
+
+  const none = await rawUnary('agent', undefined);
+  t.match(none.headers?.get('x-request-id')[0], /^[0-9a-f-]{36}$/, 'none given: a UUID');
+});
+

@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Operation } from '../../a2a/operations.js';
 import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome, ResultOutcome } from '../../core/outcome.js';
+import { requestIdOf } from '../../policy/request-id.js';
 import { serviceParamsFromMetadata, type MetadataMap } from './metadata.js';
 import { binaryToJson, jsonToBinary, ProtoConversionError } from './proto-json.js';
 import { gatewayFailure } from './response-reader.js';
@@ -20,7 +21,7 @@ export interface CallerCodecOptions {
   readonly remoteExists: (remote: string) => boolean;
   /** The remote's forwardHeaders allowlist (caller metadata that may travel upstream besides A2A's). */
   readonly forwardHeadersOf: (remote: string) => readonly string[];
-  /** The gateway's request id for a call; default a random UUID. */
+  /** The gateway's request id for a call the caller gave none (or several) x-request-id for; default a random UUID. */
   readonly newRequestId?: () => string;
 }
 
@@ -36,7 +37,9 @@ export function buildCall(op: Operation, remote: string, request: Buffer, metada
     throw err;
   }
   const params = decoded.value as Record<string, unknown>;
-  const requestId = opts.newRequestId?.() ?? randomUUID();
+  // The caller's x-request-id metadata when it is short and plain (as on the HTTP paths), so one id follows the call.
+  const given = metadata.get('x-request-id');
+  const requestId = given.length === 1 && typeof given[0] === 'string' ? requestIdOf(given[0]) : (opts.newRequestId?.() ?? randomUUID());
   const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
   return {
     remote,

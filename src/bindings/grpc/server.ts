@@ -157,10 +157,12 @@ function unaryHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleUnar
     const remote = built.remote;
     const controller = new AbortController();
     call.once('cancelled', () => controller.abort());
+    const requestId = built.caller.requestId;
     opts.handler.unary(built, controller.signal, { requestBytes: call.request.length }).then(
       (reply) => {
         if (controller.signal.aborted) return;
-        if (reply.metadata && Object.keys(reply.metadata).length > 0) call.sendMetadata(toMetadata(reply.metadata));
+        // The call's request id goes back as response metadata, like the HTTP paths' x-request-id header.
+        call.sendMetadata(toMetadata({ ...reply.metadata, 'x-request-id': requestId }));
         if (reply.outcome.kind === 'error') return callback(encodeError(reply.outcome));
         const encoded = encodeResult(op, reply.outcome, remote);
         if ('kind' in encoded) callback(encodeError(encoded));
@@ -192,7 +194,7 @@ function streamHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleSer
       open(metadata) {
         if (metadataSent || controller.signal.aborted) return;
         metadataSent = true;
-        if (Object.keys(metadata).length > 0) call.sendMetadata(toMetadata(metadata));
+        call.sendMetadata(toMetadata({ ...metadata, 'x-request-id': built.caller.requestId }));
       },
       write(event) {
         if (ended || controller.signal.aborted) return Promise.resolve(false);
