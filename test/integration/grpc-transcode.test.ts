@@ -40,6 +40,14 @@ remotes:
     allowPrivateNetwork: true
     advertiseBindings: false
     grpc: { listen: { port: 0 } }
+  fiveOk:
+    url: ${jsonRpc.url}
+    allowPrivateNetwork: true
+    limits: { maxStreamEvents: 5 }
+  fiveOver:
+    url: ${jsonRpc.url}
+    allowPrivateNetwork: true
+    limits: { maxStreamEvents: 4 }
   html500:
     url: ${hostile.caseUrl('text-500')}
     binding: jsonrpc
@@ -263,3 +271,31 @@ t.test('the caller’s x-request-id metadata: to the remote, in the log line, ba
   t.match(none.headers?.get('x-request-id')[0], /^[0-9a-f-]{36}$/, 'none given: a UUID');
 });
 
+
+t.test('stream bound maxStreamEvents through the relay: 5 events at 5 pass, at 4 the gRPC stream ends with one typed status', async (t) => {
+  const client = await shared();
+  const ok = await streamText(client, 'task stream it', via('fiveOk'));
+  t.equal(ok.length, 5);
+  t.match(gw.calls().at(-1)!, { remote: 'fiveOk', outcome: 'ok', events: 5 });
+  const events: string[] = [];
+  const err = await (async () => {
+    for await (const e of client.sendMessageStream(userMessage('task stream it'), via('fiveOver'))) events.push(e.payload?.$case ?? 'none');
+  })().catch((e: unknown) => e);
+  t.equal(events.length, 4, 'the events within the bound');
+  t.match(err, { status: grpc.status.INTERNAL, message: /more than 4 events/ }, 'the catalogue’s code and text (as for JSON-RPC callers)');
+  t.match(gw.calls().at(-1)!, { remote: 'fiveOver', outcome: 'STREAM_TOO_MANY_EVENTS', events: 5 });
+});
+
+t.test('a gRPC caller that cancels a transcoded stream: the upstream stream is closed, logged CALLER_CLOSED', async (t) => {
+  const client = await shared();
+  const controller = new AbortController();
+  const stream = client.sendMessageStream(userMessage('wait here'), { ...via('agent'), signal: controller.signal });
+  const first = await stream.next();
+  t.ok(taskIdOf(first.value!), 'the first event');
+  controller.abort();
+  await stream.next().catch(() => undefined);
+  for (let i = 0; i < 50 && !/a2a_egress_open_streams\{remote="agent"\} 0/.test(await gw.metrics()); i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(await gw.metrics(), /a2a_egress_open_streams\{remote="agent"\} 0/, 'no stream left open');
+  const line = gw.calls().filter((c) => c.remote === 'agent' && c.method === 'SendStreamingMessage').at(-1)!;
+  t.equal(line.outcome, 'CALLER_CLOSED');
+});
