@@ -185,7 +185,7 @@ t.test('an HTTP+JSON remote (binding http+json): unary, a task, a stream, an err
   t.match(gw.calls().at(-1)!, { remote: 'restAgent', binding: 'grpc', method: 'GetTask', outcome: 'REMOTE_ERROR', upstreamStatus: 404 });
 });
 
-t.test('the method allowlist and unknown remotes answer before any upstream call', async (t) => {
+t.test('an unknown remote on the shared listener is NOT_FOUND before any upstream call', async (t) => {
   const shared = await sdkGrpcClientOf(gw.grpc.shared!, jsonRpc.card);
   const unknown = await sendText(shared, 'x', { serviceParameters: { 'a2a-egress-remote': 'nope' } }).catch((e: unknown) => e);
   t.match(unknown, { status: grpc.status.NOT_FOUND });
