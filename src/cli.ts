@@ -134,12 +134,12 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const { url, opsUrl, remoteUrls, grpc } = await gateway.listen();
+  const { url, opsUrl, pushUrl, remoteUrls, grpc } = await gateway.listen();
   const log = logger;
   const own = Object.keys(remoteUrls).length > 0 ? { remoteAddresses: remoteUrls } : {};
   // gRPC listeners (host:port): the shared one and each remote's own.
   const grpcAddresses = grpc ? { grpcAddresses: grpc } : {};
-  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...own, ...grpcAddresses, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
+  log.info({ address: url, ...(opsUrl ? { opsAddress: opsUrl } : {}), ...(pushUrl ? { pushAddress: pushUrl } : {}), ...own, ...grpcAddresses, remotes: [...config.remotes.keys()], version: VERSION }, 'a2a-egress listening');
 
   const reload = (why: string) => {
     try {

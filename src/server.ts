@@ -30,7 +30,10 @@ import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
 import { remoteCardInterfaces } from './routes/remote-card-interfaces.js';
 import { remoteRoutes } from './routes/remote-routes.js';
+import { resolvePushConfig, startPushListener, PushMetrics, type PushListener, type PushSettings } from './push/index.js';
 import { reportInternalError } from './telemetry/internal-error.js';
+import { resolveTraces } from './telemetry/config.js';
+import { createTelemetry, type Telemetry } from './telemetry/tracing.js';
 import { createLogger } from './telemetry/logger.js';
 import { GatewayMetrics } from './telemetry/metrics.js';
 import { BufferBudget } from './upstream/buffer-budget.js';
@@ -43,6 +46,8 @@ export interface GatewayOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Process metrics (CPU, heap...) in /metrics; off in tests that build many gateways. */
   readonly processMetrics?: boolean;
+  /** Telemetry to use instead of the one `telemetry.traces` describes (embedders with their own exporter). */
+  readonly telemetry?: Telemetry;
 }
 
 export interface Gateway {
@@ -52,9 +57,11 @@ export interface Gateway {
   readonly ops: FastifyInstance | undefined;
   /** A listener of its own for each remote with `remotes.<name>.listen`, serving that remote at its root. */
   readonly listeners: ReadonlyMap<string, FastifyInstance>;
+  /** The push notification webhook listener (`server.push`); bound when the gateway is ready (listen()). */
+  push(): PushListener | undefined;
   readonly metrics: GatewayMetrics;
   config(): GatewayConfig;
-  listen(): Promise<{ url: string; opsUrl?: string; remoteUrls: Record<string, string>; grpc?: GrpcAddresses }>;
+  listen(): Promise<{ url: string; opsUrl?: string; pushUrl?: string; remoteUrls: Record<string, string>; grpc?: GrpcAddresses }>;
   /**
    * Validated config in, swapped atomically; in-flight calls finish on the config they started with.
    * Every key takes effect except the listen addresses (server.host/port/opsPort, remotes.<name>.listen),
@@ -99,6 +106,15 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   let callerAuth: CallerCheck | undefined = createCallerAuth(initial.server.auth, hooks.env);
   let ready = false;
   const budget = new BufferBudget(initial.server.maxBufferedBytes);
+  // Built once (restart keys): the exporter, and the push settings (keys read, allowlist parsed).
+  const telemetry =
+    options.telemetry ??
+    (await createTelemetry(resolveTraces(initial.telemetry?.traces, hooks.env), {
+      serviceVersion: VERSION,
+      onExportFailure: (err, spans) => logger.warn({ spans, problem: err.message }, 'trace export failed; spans dropped'),
+    }));
+  const pushSettings: PushSettings | undefined = initial.server.push ? resolvePushConfig(initial.server.push, { env: hooks.env as NodeJS.ProcessEnv }) : undefined;
+  let pushListener: PushListener | undefined;
 
   // Filled in below, once the card cache exists: `binding: auto` reads remotes' cards through it.
   let cardInterfaces: GatewayContext['cardInterfaces'];
@@ -113,6 +129,8 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     shutdown: shutdown.signal,
     drainEnd: drainEnd.signal,
     budget,
+    telemetry,
+    push: pushSettings,
   };
 
   const server = initial.server;
@@ -192,6 +210,19 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   app.addHook('onListen', async () => {
     ready = true;
   });
+  // The webhook listener binds with the gateway (ready() runs inside listen(), and a failure to bind fails it).
+  app.addHook('onReady', async () => {
+    if (!pushSettings) return;
+    pushListener = await startPushListener({
+      settings: pushSettings,
+      remote: (name) => {
+        const runtime = runtimes.get(name);
+        return runtime ? { redactor: runtime.redactor() } : undefined;
+      },
+      logger,
+      metrics: (queued) => new PushMetrics(metrics.registry, queued),
+    });
+  });
   app.addHook('onClose', async () => {
     // The other listeners first: gRPC calls outlive the HTTP server and still need the drain timers.
     await listenersClosed;
@@ -199,8 +230,11 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     clearTimeout(drainDeadline);
     grpc?.destroy();
     await ops?.close();
+    // After the drain: pushes for calls that finished in it were still delivered; what waits now is dropped (and logged).
+    await pushListener?.close();
     await pools.close();
     await rateStores.close();
+    await telemetry.shutdown();
   });
 
   // One card cache for both forms: a remote's card is fetched once whichever listener a caller uses.
@@ -215,6 +249,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       policy: (name) => runtimes.get(name),
       budget,
       userAgent: ctx.userAgent,
+      telemetry,
       onFetch: (record) => {
         metrics.cardFetches.inc({ remote: record.remote, outcome: record.outcome });
         logger.info({ cardFetch: record }, 'card fetch');
@@ -274,6 +309,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     ops,
     listeners,
     metrics,
+    push: () => pushListener,
     config: () => current,
     async listen() {
       await app.listen({ host: current.server.host, port: current.server.port });
@@ -285,7 +321,13 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
         remoteUrls[name] = urlOf(listener);
       }
       const grpcAddresses = await grpc?.start(current);
-      return { url: urlOf(app), ...(ops ? { opsUrl: urlOf(ops) } : {}), remoteUrls, ...(grpcAddresses ? { grpc: grpcAddresses } : {}) };
+      return {
+        url: urlOf(app),
+        ...(ops ? { opsUrl: urlOf(ops) } : {}),
+        ...(pushListener ? { pushUrl: pushListener.url } : {}),
+        remoteUrls,
+        ...(grpcAddresses ? { grpc: grpcAddresses } : {}),
+      };
     },
     reload(proposed) {
       const { config: next, restartNeeded } = planReload(current, proposed);

@@ -13,6 +13,7 @@ import { literalHostDenied } from '../upstream/egress.js';
 import { BREAKER_FAILURES, classifyTransportError } from '../upstream/errors.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 import { headerValue, readCappedBody } from '../upstream/read-body.js';
+import type { Telemetry } from '../telemetry/tracing.js';
 
 export interface FetchedCardResponse {
   readonly status: number;
@@ -28,7 +29,13 @@ export interface FetchedCardResponse {
 export type FetchCard = (
   remote: RemoteConfig,
   signal: AbortSignal,
-  opts?: { readonly a2aVersion?: string | undefined; readonly requestId?: string | undefined },
+  opts?: {
+    readonly a2aVersion?: string | undefined;
+    readonly requestId?: string | undefined;
+    /** The W3C trace context of the caller whose request caused the fetch (the fetch's span continues it). */
+    readonly traceparent?: string | string[] | undefined;
+    readonly tracestate?: string | string[] | undefined;
+  },
 ) => Promise<FetchedCardResponse>;
 
 export interface CardFetchErrorOptions {
@@ -87,6 +94,8 @@ export interface CardFetcherDeps {
   readonly budget?: BufferBudget;
   readonly onFetch?: (record: CardFetchRecord) => void;
   readonly userAgent?: string;
+  /** A client span (and card:* channel messages) per fetch, while telemetry is active. */
+  readonly telemetry?: Telemetry;
 }
 
 /**
@@ -117,6 +126,7 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
     const lease = deps.budget?.lease();
     let release: (() => void) | undefined;
     let verdict: 'success' | 'failure' | 'none' = 'none';
+    const trace = deps.telemetry?.cardsActive ? deps.telemetry.startCardFetch({ remote: remote.name, url, traceparent: opts.traceparent, tracestate: opts.tracestate }) : undefined;
     try {
       if (literalHostDenied(url, remote.allowPrivateNetwork)) throw new CardFetchError('EGRESS_DENIED');
       if (policy) release = await policy.admit(signal);
@@ -129,6 +139,8 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
           'user-agent': userAgent,
           ...(opts.a2aVersion ? { 'a2a-version': opts.a2aVersion } : {}),
           ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
+          ...(trace?.traceparent ? { traceparent: trace.traceparent } : {}),
+          ...(trace?.tracestate ? { tracestate: trace.tracestate } : {}),
         },
       });
       httpStatus = response.statusCode;
@@ -151,6 +163,7 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
       lease?.release();
       if (policy && verdict === 'failure') policy.breaker.onFailure();
       else if (policy && verdict === 'success') policy.breaker.onSuccess();
+      trace?.end({ status: httpStatus, reason: outcome === 'ok' ? undefined : outcome });
       deps.onFetch?.({
         remote: remote.name,
         origin: sameOrigin ? 'remote' : 'other',

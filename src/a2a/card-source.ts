@@ -54,8 +54,9 @@ export async function loadRemoteCard(
   signal: AbortSignal,
   a2aVersion?: string,
   requestId?: string,
+  trace: { readonly traceparent?: string | string[] | undefined; readonly tracestate?: string | string[] | undefined } = {},
 ): Promise<FetchedCard<ValidCard>> {
-  const response = await fetchCard(remote, signal, { ...(a2aVersion ? { a2aVersion } : {}), ...(requestId ? { requestId } : {}) });
+  const response = await fetchCard(remote, signal, { ...(a2aVersion ? { a2aVersion } : {}), ...(requestId ? { requestId } : {}), ...trace });
   const httpStatus = response.status;
   if (httpStatus < 200 || httpStatus > 299) {
     throw new CardFetchError('UPSTREAM_HTTP_ERROR', { httpStatus, detail: `card request answered HTTP ${httpStatus}` });

@@ -15,6 +15,8 @@ import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type GrpcServerC
 import { GrpcTargetError, parseGrpcTarget } from '../bindings/grpc/target.js';
 import { secretProblems, type Env } from './secrets.js';
 import { nearestKey } from './suggest.js';
+import { PushConfigError, resolvePushConfig } from '../push/config.js';
+import { resolveTraces } from '../telemetry/config.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
@@ -90,6 +92,18 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
   if (options.env) {
     const missing = secretProblems(raw, options.env, (path) => where(doc, lines, source, path));
     if (missing.length > 0) throw new ConfigError(missing.join('\n'), missing);
+    // The same secrets the gateway reads when it starts, reported with their line (resolveTraces throws ConfigError).
+    resolveTraces(raw.telemetry?.traces, options.env, (path) => where(doc, lines, source, path));
+    const push = raw.server?.push;
+    if (push) {
+      try {
+        resolvePushConfig(push, { env: options.env as NodeJS.ProcessEnv });
+      } catch (err) {
+        if (!(err instanceof PushConfigError)) throw err;
+        const problem = `${where(doc, lines, source, ['server', 'push'])}: ${err.message}`;
+        throw new ConfigError(problem, [problem]);
+      }
+    }
   }
   const resolved = resolve(raw, (path) => where(doc, lines, source, path));
   // One reply or event must fit in the gateway-wide buffer budget, or it could never succeed.
@@ -211,7 +225,7 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
       limits: { ...builtinLimits, ...defaults.limits, ...remote.limits },
     });
   }
-  return { server, remotes };
+  return { server, remotes, ...(file.telemetry ? { telemetry: file.telemetry } : {}) };
 }
 
 function resolveTls(remote: string, tls: ConfigFile['remotes'][string]['tls'], locate: (path: readonly string[]) => string): ResolvedTls {

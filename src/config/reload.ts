@@ -7,12 +7,17 @@
  */
 import type { GatewayConfig, RemoteConfig } from './schema.js';
 
-/** Keys a running gateway cannot change: the sockets it listens on (a remote's own listener included). */
+/**
+ * Keys a running gateway cannot change: the sockets it listens on (a remote's own listener and the push webhook
+ * listener included, whose keys and bounds are built with it), and the trace exporter, built once at start-up.
+ */
 export const RESTART_KEYS: readonly string[] = Object.freeze([
   'server.host',
   'server.port',
   'server.opsPort',
+  'server.push',
   'remotes.<name>.listen',
+  'telemetry',
   // gRPC listeners (grpc-js binds its credentials with the port): the whole server.grpc, a remote's own gRPC port.
   'server.grpc',
   'remotes.<name>.grpc.listen',
@@ -32,15 +37,18 @@ export interface ReloadPlan {
 
 export function planReload(current: GatewayConfig, next: GatewayConfig): ReloadPlan {
   const before = current.server;
-  const { host: _host, port: _port, opsPort: _opsPort, grpc: _grpc, ...rest } = next.server;
+  const { host: _host, port: _port, opsPort: _opsPort, grpc: _grpc, push: _push, ...rest } = next.server;
   const restartNeeded = (['host', 'port', 'opsPort'] as const).filter((name) => next.server[name] !== before[name]).map((name) => `server.${name}`);
   if (!sameJson(next.server.grpc, before.grpc)) restartNeeded.push('server.grpc');
+  if (!sameJson(next.server.push, before.push)) restartNeeded.push('server.push');
+  if (!sameJson(next.telemetry, current.telemetry)) restartNeeded.push('telemetry');
   const server = {
     ...rest,
     host: before.host,
     port: before.port,
     ...(before.opsPort !== undefined ? { opsPort: before.opsPort } : {}),
     ...(before.grpc !== undefined ? { grpc: before.grpc } : {}),
+    ...(before.push !== undefined ? { push: before.push } : {}),
   };
   // A remote's own listener stays as started: its remote keeps `listen` as it was (a new remote gets none).
   const listenOf = (remote: RemoteConfig | undefined) => JSON.stringify(remote?.listen ?? null);
@@ -62,7 +70,8 @@ export function planReload(current: GatewayConfig, next: GatewayConfig): ReloadP
   for (const name of names) {
     if (!sameJson(current.remotes.get(name)?.grpc?.listen, next.remotes.get(name)?.grpc?.listen)) restartNeeded.push(`remotes.${name}.grpc.listen`);
   }
-  return { config: { ...next, server, remotes }, restartNeeded };
+  const { telemetry: _telemetry, ...nextParts } = next;
+  return { config: { ...nextParts, server, remotes, ...(current.telemetry ? { telemetry: current.telemetry } : {}) }, restartNeeded };
 }
 
 // Buffers (TLS files) serialize as their bytes; undefined and absent compare equal.

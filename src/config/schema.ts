@@ -6,6 +6,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { A2A_METHODS } from '../a2a/methods.js';
 import { AuthSchema, type AuthConfig } from '../policy/credentials.js';
+import { PushServerFileSchema, type PushServerFile } from '../push/config.js';
+import { TelemetrySchema, type TelemetryFile } from '../telemetry/config.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -261,6 +263,7 @@ export const ServerSchema = Type.Object(
     maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED' }),
     maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
     grpc: GrpcServerSchema,
+    push: PushServerFileSchema,
   },
   { additionalProperties: false },
 );
@@ -269,6 +272,7 @@ export const ConfigFileSchema = Type.Object(
   {
     server: Type.Optional(Type.Partial(ServerSchema)),
     defaults: Type.Optional(DefaultsSchema),
+    telemetry: Type.Optional(TelemetrySchema),
     remotes: Type.Record(Type.String({ pattern: REMOTE_NAME_PATTERN }), RemoteSchema, {
       additionalProperties: false,
       minProperties: 1,
@@ -280,12 +284,14 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type Timeouts = Static<typeof TimeoutsSchema>;
 export type Limits = Static<typeof LimitsSchema>;
-export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' | 'publicBaseUrl' | 'grpc'> & {
+export type ServerConfig = Omit<Static<typeof ServerSchema>, 'opsPort' | 'auth' | 'publicBaseUrl' | 'grpc' | 'push'> & {
   opsPort?: number;
   auth?: Static<typeof CallerAuthSchema>;
   publicBaseUrl?: string;
   /** `server.grpc` with its TLS files read; unset = no shared gRPC listener and cleartext remote listeners. */
   grpc?: GrpcServerConfig;
+  /** The webhook listener for push notifications (absent: push configs are refused with PUSH_NOT_ENABLED). */
+  push?: PushServerFile;
 };
 
 export interface GrpcServerConfig {
@@ -353,4 +359,6 @@ export interface ResolvedTls {
 export interface GatewayConfig {
   readonly server: Readonly<ServerConfig>;
   readonly remotes: ReadonlyMap<string, RemoteConfig>;
+  /** `telemetry` as written (header values are read from the environment when the gateway starts). */
+  readonly telemetry?: TelemetryFile;
 }

@@ -3,6 +3,8 @@ import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import type { GrpcCallHandler } from './grpc-call.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { Telemetry } from '../telemetry/tracing.js';
+import type { PushSettings } from '../push/config.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 
@@ -26,6 +28,10 @@ export interface GatewayContext {
   readonly cardInterfaces?: (remote: RemoteConfig) => Promise<readonly { readonly binding: string; readonly url: string }[] | undefined>;
   /** Calls to remotes over gRPC (proxy/grpc-call.ts) for callers of the HTTP bindings; set once the gRPC side is assembled. */
   readonly grpcCalls?: () => GrpcCallHandler | undefined;
+  /** Trace export and diagnostics_channel events (Telemetry.off when neither is wanted). */
+  readonly telemetry: Telemetry;
+  /** Push notification settings (`server.push`, read at start-up); undefined: push configs are refused. */
+  readonly push: PushSettings | undefined;
 }
 
 /** One line per call: what the log and the metrics record. */

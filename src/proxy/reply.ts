@@ -4,11 +4,14 @@
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
+import { endCallTrace } from '../telemetry/jsonrpc-trace.js';
 import type { CallLog, GatewayContext } from './context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
+  // A relayed stream's call ends here (its stream telemetry said how); an envelope's already ended in sendEnvelope.
+  endCallTrace(reply);
   recordCallLine(ctx, reply.request.log, reply.request.id, log, started);
 }
 
@@ -37,6 +40,7 @@ export function sendEnvelope(
 ): void {
   log.outcome = normalized.outcome;
   log.bytesOut = Buffer.byteLength(normalized.json);
+  endCallTrace(reply, normalized);
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
   // Once drainMs is up every reply is its socket's last. (Requests that arrive during the drain get

@@ -19,6 +19,7 @@ import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
+import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/jsonrpc-trace.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, sendEnvelope } from './reply.js';
@@ -64,12 +65,10 @@ export async function streamCall(
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
-    const res = await sendUpstream(ctx, remote, withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge), {
-      path,
-      body: call.raw,
-      streaming: true,
-      signal: controller.signal,
-    });
+    const upstream = { n: 1, url: () => new URL(path, remote.url), headers: withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge) };
+    const res = await tracedAttempt(callTraceOf(reply), upstream, classifyTransportError, (sent) =>
+      sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: true, signal: controller.signal }),
+    );
     clearTimeout(headersDeadline);
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
@@ -158,6 +157,7 @@ async function relay(
   const body = res.body;
   const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
   ctx.metrics.openStreams.inc({ remote: remote.name });
+  const trace = traceStreamStart(callTraceOf(reply));
   const outcome = await relayStream(
     { statusCode: res.statusCode, headers: res.headers, body },
     {
@@ -173,8 +173,10 @@ async function relay(
       onInternalError,
       abortUpstream: () => body.destroy(),
       buffer: ctx.budget.lease(),
+      ...(trace ? { onEvent: (event) => traceStreamEvent(trace, event) } : {}),
     },
   ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
+  traceStreamEnd(trace, outcome);
   log.outcome = outcome.callerClosed && outcome.outcome === 'ok' ? 'CALLER_CLOSED' : outcome.outcome;
   log.events = outcome.events;
   log.bytesOut = outcome.bytesOut;

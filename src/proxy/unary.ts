@@ -14,6 +14,7 @@ import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
+import { callTraceOf, tracedAttempt } from '../telemetry/jsonrpc-trace.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';
@@ -60,9 +61,13 @@ export async function unaryCall(
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
     headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
     log.attempts = 0;
+    const trace = callTraceOf(reply);
     const attempt = () => {
       log.attempts = (log.attempts ?? 0) + 1;
-      return sendUpstream(ctx, remote, headers, { path, body: call.raw, streaming: false, signal: controller.signal });
+      const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
+      return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
+        sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: false, signal: controller.signal }),
+      );
     };
     // Only read-only methods are ever retried; the rest take the direct path.
     const res =

@@ -162,7 +162,7 @@ async function serveCard(
     const forwarded = version === DEFAULT_A2A_VERSION ? undefined : version;
     const load = () => {
       fetched = true;
-      return withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, forwarded, request.id));
+      return withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, forwarded, request.id, { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate }));
     };
     cached = await cache.get(cardCacheKey(remote.name, version), load, {
       ttlMs: remote.timeouts.cardCacheTtlMs,

@@ -21,6 +21,7 @@ import { planVersionBridge, reportDropped } from '../proxy/version-bridge.js';
 import type { ProtocolGeneration } from '../a2a/operations.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
+import { beginCallTrace, traceMethod } from '../telemetry/jsonrpc-trace.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 import { requestTimedOut } from './caller-timeout.js';
@@ -124,6 +125,7 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   const runtime = ctx.runtime(name);
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: raw.length, bytesOut: 0 };
+  beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
 
   const checked = checkCallerRequest(raw, remote?.limits.maxRequestBytes ?? raw.length);
   const method = checked.ok ? checked.request.method : undefined;
@@ -140,6 +142,7 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   if (!checked.ok) return refuse(checked.reason, checked.id, checked.detail);
   const call = checked.request;
   log.method = call.method;
+  traceMethod(reply, call.method);
 
   const suffix = mount.suffix(request.raw.url ?? '', name);
   const path = suffix === undefined ? undefined : upstreamPath(remote.url, suffix);

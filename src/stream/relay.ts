@@ -49,6 +49,8 @@ export interface StreamRelayOptions {
   onInternalError?: (err: unknown) => void;
   /** The core that reads and writes the events (default: JSON-RPC in and out, EventRelayCore from these options). */
   core?: RelayCore;
+  /** Each event written to the caller (telemetry; set only while someone records them). Must not throw. */
+  onEvent?: (event: OutputEvent) => void;
 }
 
 export interface StreamOutcome {
@@ -229,7 +231,10 @@ class StreamRelay {
       const text = events.length === 1 ? events[0]!.text : events.map((e) => e.text).join('');
       const written = writeText(this.opts.out, text);
       this.bytesOut += written.bytes;
-      if (written.bytes > 0) this.events += events.length;
+      if (written.bytes > 0) {
+        this.events += events.length;
+        if (this.opts.onEvent) for (const event of events) this.opts.onEvent(event);
+      }
       if (written.full && !events[events.length - 1]!.final && !this.paused) {
         this.paused = true;
         this.up.body.pause();

@@ -1,0 +1,162 @@
+/**
+ * The JSON-RPC call path's side of telemetry: each point the path already
+ * knows (request in, method understood, attempt sent and answered, stream
+ * events, reply out) is one call here, which turns the path's own values
+ * (the Fastify reply, a CallerRequest's method, a Normalized envelope, the
+ * relay's OutputEvent) into what CallTelemetry takes.
+ *
+ * The handle of a call is kept beside its reply (a WeakMap), so the exits
+ * every call already goes through (sendEnvelope, finishCall) end it without
+ * new parameters. With traces off and nobody subscribed to a channel the
+ * whole cost is `telemetry.active` read once per call and one counter
+ * compared to zero at each later point.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { operationForJsonRpcMethod } from '../a2a/operations.js';
+import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
+import { gatewayErrors, type Reason } from '../envelope/codes.js';
+import type { Normalized } from '../envelope/normalize.js';
+import type { OutputEvent } from '../stream/event-core.js';
+import type { CallTelemetry, StreamTelemetry, Telemetry, UpstreamTelemetry } from './tracing.js';
+
+const handles = new WeakMap<FastifyReply, CallTelemetry>();
+/** Calls with a handle right now: zero means every later point returns at once. */
+let open = 0;
+
+/** A request for a call arrived (`started`: its performance.now()). No handle unless telemetry is active. */
+export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, reply: FastifyReply, remote: string, started: number): void {
+  if (!telemetry.active) return;
+  const handle = telemetry.startCall({
+    remote,
+    binding: 'jsonrpc',
+    requestId: request.id,
+    traceparent: request.headers.traceparent,
+    tracestate: request.headers.tracestate,
+    startTime: started,
+  });
+  handles.set(reply, handle);
+  open++;
+}
+
+/** The call's handle, for the points inside the proxy (undefined while telemetry is off). */
+export function callTraceOf(reply: FastifyReply): CallTelemetry | undefined {
+  return open === 0 ? undefined : handles.get(reply);
+}
+
+/** The caller's JSON-RPC method was read and is an A2A method. */
+export function traceMethod(reply: FastifyReply, method: string): void {
+  const handle = callTraceOf(reply);
+  if (!handle) return;
+  const known = operationForJsonRpcMethod(method);
+  if (known) handle.setCall(known);
+}
+
+/**
+ * One attempt to reach the remote: `send` gets the headers to use (the attempt's own traceparent/tracestate in place
+ * of the caller's while traces are exported), and the attempt's span ends when the answer's headers arrive or it fails.
+ */
+export function tracedAttempt<T extends { readonly statusCode: number }>(
+  trace: CallTelemetry | undefined,
+  attempt: { readonly n: number; readonly url: () => URL; readonly headers: Record<string, string> },
+  classify: (err: unknown) => Reason,
+  send: (headers: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  if (!trace) return send(attempt.headers);
+  const upstream: UpstreamTelemetry = trace.upstreamStart({ attempt: attempt.n, binding: 'jsonrpc', url: attempt.url(), method: 'POST' });
+  const headers = withTraceHeaders(attempt.headers, upstream.traceparent, upstream.tracestate);
+  return send(headers).then(
+    (res) => {
+      upstream.end({ status: res.statusCode });
+      return res;
+    },
+    (err: unknown) => {
+      upstream.end({ reason: classify(err) });
+      throw err;
+    },
+  );
+}
+
+/** The remote answered with an event stream: the relay's per-event hook, or undefined (nothing to call per event). */
+export function traceStreamStart(trace: CallTelemetry | undefined): StreamTelemetry | undefined {
+  return trace?.streamStart();
+}
+
+/** For the relay's `onEvent`: a result event relayed to the caller. Its value is parsed only if someone reads it. */
+export function traceStreamEvent(stream: StreamTelemetry, event: OutputEvent): void {
+  if (event.outcome !== 'ok') return;
+  stream.event(lazyResult(event.json));
+}
+
+/** The relay ended: how, and what it wrote. */
+export function traceStreamEnd(stream: StreamTelemetry | undefined, end: { readonly outcome: Normalized['outcome']; readonly callerClosed: boolean; readonly events: number; readonly bytesOut: number }): void {
+  stream?.end({ ending: end.callerClosed && end.outcome === 'ok' ? 'CALLER_CLOSED' : end.outcome, events: end.events, bytes: end.bytesOut });
+}
+
+/** The call is over: `normalized` is the one envelope the caller got; undefined for a relayed stream (its end said how). */
+export function endCallTrace(reply: FastifyReply, normalized?: Normalized): void {
+  if (open === 0) return;
+  const handle = handles.get(reply);
+  if (!handle) return;
+  handles.delete(reply);
+  open--;
+  handle.end(normalized ? outcomeOf(normalized) : undefined);
+}
+
+/** An envelope as an Outcome: the error's code and (already sanitized, bounded) message read back from its JSON. */
+function outcomeOf(normalized: Normalized): Outcome {
+  if (normalized.outcome === 'ok') {
+    const value = normalized.result;
+    return { kind: 'result', get json() { return JSON.stringify(value) ?? 'null'; }, value };
+  }
+  const reason = normalized.outcome;
+  let code: number | undefined;
+  let message: string | undefined;
+  try {
+    const error = (JSON.parse(normalized.json) as { error?: { code?: unknown; message?: unknown } }).error;
+    if (typeof error?.code === 'number') code = error.code;
+    if (typeof error?.message === 'string') message = error.message;
+  } catch {
+    // The gateway wrote this envelope itself; the catalogue below still names the failure.
+  }
+  const spec = reason === 'REMOTE_ERROR' ? undefined : gatewayErrors[reason];
+  const outcome: ErrorOutcome = {
+    kind: 'error',
+    code: code ?? spec?.code ?? -32603,
+    message: message ?? spec?.message ?? '',
+    reason,
+    metadata: {},
+    details: [],
+  };
+  return outcome;
+}
+
+/** One relayed event's result, parsed from the event's one-line envelope only when read. */
+function lazyResult(envelopeJson: string): ResultOutcome {
+  let parsed: { value: unknown } | undefined;
+  const read = (): unknown => {
+    if (!parsed) {
+      try {
+        parsed = { value: (JSON.parse(envelopeJson) as { result?: unknown }).result };
+      } catch {
+        parsed = { value: undefined };
+      }
+    }
+    return parsed.value;
+  };
+  return {
+    kind: 'result',
+    get json() {
+      return JSON.stringify(read()) ?? 'null';
+    },
+    get value() {
+      return read();
+    },
+  };
+}
+
+function withTraceHeaders(headers: Record<string, string>, traceparent: string | undefined, tracestate: string | undefined): Record<string, string> {
+  // Traces off (channels only): the caller's headers go on as they came.
+  if (traceparent === undefined) return headers;
+  const { tracestate: _callers, ...rest } = headers;
+  return { ...rest, traceparent, ...(tracestate ? { tracestate } : {}) };
+}
