@@ -13,6 +13,8 @@ import { CircuitBreakerSchema, GrpcListenerTlsSchema, GrpcListenSchema, GrpcServ
 import { configJsonSchemaText } from '../src/config/json-schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
+import { builtinPush, PushDedupeSchema, PushDeliverySchema, PushRateSchema, PushServerSchema } from '../src/push/config.js';
+import { builtinTraces, TracesSchema } from '../src/telemetry/config.js';
 
 interface JsonSchemaLike {
   type?: string;
@@ -62,6 +64,16 @@ export function configReference(): string {
     ...rows('server.grpc.', GrpcServerSchema as JsonSchemaLike, { host: builtinListenHost }),
     ...rows('server.grpc.tls.', GrpcListenerTlsSchema as JsonSchemaLike, { requireClientCert: false }),
     row('server.auth', '`{ type: bearer, tokensEnv: NAME }`', 'off', 'callers must send `Authorization: Bearer <token>`; tokens from env NAME, comma-separated'),
+    row('server.push', 'object', 'off', 'the push notification webhook listener (docs/push-notifications.md); without it push configs are refused with PUSH_NOT_ENABLED'),
+    ...rows('server.push.', PushServerSchema as JsonSchemaLike, builtinPush as unknown as Record<string, unknown>).filter((r) => !/^\| `server\.push\.(allowedTargets|keys)`/.test(r)),
+    row('server.push.keys', '`{ env: NAME }` \\| `{ file: path }`, required', '—', 'ticket keys: base64 of 32 random bytes each, newest first (`openssl rand -base64 32`)'),
+    row('server.push.allowedTargets', 'list of `loopback` / URL prefixes', JSON.stringify(builtinPush.allowedTargets), 'local webhooks callers may register (http:// only where written)'),
+    ...rows('server.push.rate.', PushRateSchema as JsonSchemaLike, builtinPush.rate as unknown as Record<string, unknown>),
+    ...rows('server.push.dedupe.', PushDedupeSchema as JsonSchemaLike, builtinPush.dedupe as unknown as Record<string, unknown>),
+    ...rows('server.push.delivery.', PushDeliverySchema as JsonSchemaLike, builtinPush.delivery as unknown as Record<string, unknown>),
+    row('telemetry.traces', 'object', 'off', 'OpenTelemetry trace export over OTLP/HTTP (protobuf)'),
+    ...rows('telemetry.traces.', TracesSchema as JsonSchemaLike, builtinTraces as unknown as Record<string, unknown>).filter((r) => !r.startsWith('| `telemetry.traces.headers`')),
+    row('telemetry.traces.headers', '`{ <name>: { valueEnv: NAME } }`', '{}', 'headers sent with every export; each value from an environment variable, never from the file'),
     row('remotes.<name>.url', 'http(s) URL, required', '—', 'the remote’s A2A JSON-RPC URL; no credentials in it (use `auth`)'),
     row('remotes.<name>.agentCardUrl', 'http(s) URL', '`<origin>/.well-known/agent-card.json`', 'where the remote’s card is'),
     row('remotes.<name>.methods', 'list of A2A method names', 'all', 'methods callers may use; anything else is -32601'),

@@ -32,6 +32,12 @@ export interface RewriteOptions {
    * interfaces (gRPC, see bindings/grpc/card-interfaces.ts) and checks that the result has one.
    */
   readonly jsonRpcOptional?: boolean;
+  /**
+   * Whether the gateway carries push notifications (`server.push`). False: the card says
+   * `capabilities.pushNotifications: false` whatever the remote's says, since the gateway refuses push configs.
+   * True or unset: the remote's own value stays.
+   */
+  readonly pushNotifications?: boolean;
 }
 
 /** The card cannot be served (no usable interface, a hostile URL). `problem` is gateway-written. */
@@ -130,8 +136,15 @@ export function rewriteCard(
   for (const key of ['capabilities', 'defaultInputModes', 'defaultOutputModes', 'security', 'securityRequirements', 'supportsAuthenticatedExtendedCard'] as const) {
     if (src[key] !== undefined) out[key] = src[key];
   }
+  if (opts.pushNotifications === false && isRecord(out.capabilities)) out.capabilities = withoutPush(out.capabilities);
   // One last walk over everything: what the steps above did not bound, this does.
   return sanitizeTree(out, max) as Record<string, unknown>;
+}
+
+/** Capabilities saying push notifications are not supported (both spellings a ProtoJSON parser reads replaced). */
+function withoutPush(capabilities: Record<string, unknown>): Record<string, unknown> {
+  const { push_notifications: _snake, pushNotifications: _camel, ...rest } = capabilities;
+  return { ...rest, pushNotifications: false };
 }
 
 function rewriteProvider(provider: Record<string, unknown>, max: number): Record<string, unknown> {

@@ -205,7 +205,7 @@ async function serveCard(
     // gRPC is A2A 1.0's binding here (lf.a2a.v1): a 0.3 card's gRPC means 0.3's service, which the gateway does not serve.
     // The version bridge carries JSON-RPC only: a bridged card offers no HTTP+JSON or gRPC interface (issue 17).
     const grpc = generation === '1.0' && !bridged ? grpcCard?.(remote, source) : undefined;
-    const options = cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote));
+    const options = cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote), config.server.push !== undefined);
     card = rewriteCard(source, generation, {
       ...(bridged ? { ...options, httpJsonUrl: undefined, advertise: undefined } : options),
       // A remote the gateway calls over gRPC (binding: grpc) is served to the HTTP bindings by transcoding.

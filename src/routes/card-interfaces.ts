@@ -9,8 +9,10 @@ import type { RewriteOptions } from '../a2a/card-rewrite.js';
 import type { RemoteConfig } from '../config/schema.js';
 
 /** `gatewayRemoteUrl` is the remote's base URL on this listener, with its trailing slash. */
-export function cardRewriteOptions(remote: RemoteConfig, gatewayRemoteUrl: string): RewriteOptions {
+/** `pushNotifications`: the gateway carries push notifications (`server.push`); false makes the card say it does not. */
+export function cardRewriteOptions(remote: RemoteConfig, gatewayRemoteUrl: string, pushNotifications?: boolean): RewriteOptions {
   return {
+    ...(pushNotifications === undefined ? {} : { pushNotifications }),
     remoteUrl: remote.url,
     gatewayRemoteUrl,
     maxCardTextBytes: remote.limits.maxCardTextBytes,

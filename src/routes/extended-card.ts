@@ -13,7 +13,7 @@ import { sharedMount, type RemoteMount } from './remote-mount.js';
 
 export function cardResultRewrite(ctx: GatewayContext, mount: RemoteMount = sharedMount): ResultRewrite {
   return (result, { request, remote, callerId, caller }) => {
-    const rewritten = rewriteExtendedCardResult(result, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote)));
+    const rewritten = rewriteExtendedCardResult(result, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote), ctx.config().server.push !== undefined));
     if (!rewritten.ok) return fail(callerId, rewritten.reason, { remote: remote.name, httpStatus: 200, caller }, rewritten.problem);
     return { json: serializeResultJson(callerId, JSON.stringify(rewritten.card)), outcome: 'ok', result: rewritten.card };
   };

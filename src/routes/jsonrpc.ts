@@ -14,6 +14,7 @@ import { checkCallerRequest } from '../jsonrpc/caller-request.js';
 import { callerGeneration, isJsonContentType } from '../jsonrpc/caller-headers.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { pushResultRewrite, rewritePushCall } from '../proxy/push-call.js';
 import { sendEnvelope } from '../proxy/reply.js';
 import { streamCall } from '../proxy/stream.js';
 import { unaryCall, type ResultRewrite } from '../proxy/unary.js';
@@ -151,18 +152,30 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   if (!info || !remote.methods.has(call.method)) return refuse('METHOD_NOT_ALLOWED', call.id, info ? `"${call.method}"` : 'not an A2A method');
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse('EGRESS_DENIED', call.id);
 
+  // A push config leaves naming the gateway's webhook, never the caller's (or the call is refused here).
+  const pushed = rewritePushCall(ctx.push, remote.name, call, caller, request.id);
+  if (!pushed.ok) return sendEnvelope(ctx, reply, pushed.normalized, log, started);
   // A remote reached over another binding: the call is transcoded (routes/jsonrpc-transcode.ts).
-  if (remote.binding === 'http+json' || remote.binding === 'grpc') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call, caller }, log, started);
+  if (remote.binding === 'http+json' || remote.binding === 'grpc') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call: pushed.call, caller }, log, started);
   // Version bridge (issue 17): a caller of the generation the remote does not speak is translated.
-  const plan = planVersionBridge(call, request.headers['a2a-version'] ?? queryVersion(request.raw.url), opts.remoteVersions?.(remote), remote.limits.maxRequestBytes);
+  const a2aVersion = request.headers['a2a-version'] ?? queryVersion(request.raw.url);
+  const versions = opts.remoteVersions?.(remote);
+  let plan = planVersionBridge(pushed.call, a2aVersion, versions, remote.limits.maxRequestBytes);
+  // A push config crossing generations is sealed for the one the remote pushes in (the listener translates back).
+  if (plan.kind === 'bridge' && pushed.call !== call) {
+    const resealed = rewritePushCall(ctx.push, remote.name, call, caller, request.id, plan.bridge.remote);
+    if (!resealed.ok) return sendEnvelope(ctx, reply, resealed.normalized, log, started);
+    plan = planVersionBridge(resealed.call, a2aVersion, versions, remote.limits.maxRequestBytes);
+  }
   if (plan.kind === 'refuse') return refuse(plan.reason, call.id, plan.detail);
   const bridge = plan.kind === 'bridge' ? plan.bridge : undefined;
   if (bridge) log.bridge = `${bridge.caller}>${bridge.remote}`;
   if (bridge) reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, 'request', bridge.dropped);
 
-  const target = { remote, runtime, call: bridge?.call ?? call, info, path, caller, bridge };
+  const target = { remote, runtime, call: bridge?.call ?? pushed.call, info, path, caller, bridge };
   if (info.streaming) return streamCall(ctx, request, reply, target, log, started);
-  return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : undefined);
+  // Push configs in the result are restored before the bridge translates it back: in the remote's generation.
+  return unaryCall(ctx, request, reply, target, log, started, info.returnsCard ? opts.cardResultRewrite : pushResultRewrite(ctx.push, target.call.method));
 }
 
 /** A2A 1.0 §3.6.1: the version may come as the `A2A-Version` query parameter when no header carries it. */

@@ -14,7 +14,7 @@ import type { RemoteMount } from './remote-mount.js';
 
 export function extendedCardOutcomeRewrite(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, remote: RemoteConfig): (result: ResultOutcome) => Outcome {
   return (result) => {
-    const rewritten = rewriteExtendedCardResult(result.value, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote)));
+    const rewritten = rewriteExtendedCardResult(result.value, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote), ctx.config().server.push !== undefined));
     if (!rewritten.ok) return gatewayErrorOutcome(rewritten.reason, { remote: remote.name, httpStatus: 200 }, rewritten.problem);
     return { kind: 'result', json: JSON.stringify(rewritten.card), value: rewritten.card };
   };

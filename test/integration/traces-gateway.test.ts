@@ -9,7 +9,7 @@
  * text in any attribute. Then diagnostics_channel with traces off.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { CHANNEL_NAMES } from '../../src/telemetry/channels.js';
 import { rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
@@ -25,7 +25,7 @@ const CALLER_AUTH = 'caller-bearer-9d1e7b';
 const BODY_MARKER = 'private-message-text-7c41';
 const TRACEPARENT_SHAPE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
-async function tracedGateway(t: Tap.Test, upstream: SdkUpstream, receiver: OtlpReceiver | undefined): Promise<RunningGateway> {
+async function tracedGateway(t: Test, upstream: SdkUpstream, receiver: OtlpReceiver | undefined): Promise<RunningGateway> {
   const traces = receiver ? `telemetry:\n  traces: { endpoint: '${receiver.url}', scheduledDelayMs: 20 }\n` : '';
   const gw = await startGateway(
     `server: { logLevel: warn }

@@ -1,0 +1,105 @@
+/**
+ * Push notifications on the JSON-RPC call path: the caller's request and the
+ * remote's reply in the shapes this path carries (CallerRequest bytes, a
+ * Normalized envelope) handed to the binding-neutral push modules
+ * (src/push/outbound.ts, src/push/reply.ts) and back.
+ *
+ * On the way out, a call that registers a push config (both generations'
+ * create-config methods, and send/stream with a config in `configuration`)
+ * leaves with the gateway's webhook and minted credential in place of the
+ * caller's, or is refused (PUSH_NOT_ENABLED, PUSH_TARGET_NOT_ALLOWED, ...).
+ * On the way back, create/get/list results show the caller its own config.
+ * No bridge runs on this path yet: the remote speaks the caller's generation.
+ */
+import { operationForJsonRpcMethod, type Operation, type OperationName, type ProtocolGeneration } from '../a2a/operations.js';
+import type { A2ACall } from '../core/call.js';
+import type { ErrorOutcome } from '../core/outcome.js';
+import type { CallerGeneration } from '../envelope/codes.js';
+import { gatewayErrors } from '../envelope/codes.js';
+import { serializeResultJson } from '../envelope/envelope.js';
+import { fail, type Normalized } from '../envelope/normalize.js';
+import type { CallerRequest } from '../jsonrpc/caller-request.js';
+import type { PushSettings } from '../push/config.js';
+import { restorePushReply, rewritePushRequest } from '../push/index.js';
+import type { ResultRewrite } from './upstream-reply.js';
+
+/** Operations whose request may carry a push config. */
+const CARRIES_CONFIG: ReadonlySet<OperationName> = new Set(['CreateTaskPushNotificationConfig', 'SendMessage', 'SendStreamingMessage']);
+/** Operations whose result holds push configs. */
+const RETURNS_CONFIG: ReadonlySet<OperationName> = new Set(['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs']);
+
+export type PushCallRewrite = { readonly ok: true; readonly call: CallerRequest } | { readonly ok: false; readonly normalized: Normalized };
+
+/**
+ * The request to forward: the caller's own (nothing to rewrite), one whose push config now names the gateway (new
+ * bytes), or the refusal to answer with. `push`: undefined while `server.push` is not configured.
+ */
+export function rewritePushCall(
+  push: PushSettings | undefined,
+  remote: string,
+  call: CallerRequest,
+  caller: CallerGeneration,
+  requestId: string,
+  /** The generation the remote will push in, when the version bridge translates the call (default: the caller's). */
+  remoteGeneration?: ProtocolGeneration,
+): PushCallRewrite {
+  const known = operationForJsonRpcMethod(call.method);
+  if (!known || !CARRIES_CONFIG.has(known.operation.name) || !isObject(call.params)) return { ok: true, call };
+  const rewrite = rewritePushRequest(a2aCallOf(remote, known.operation, known.generation, call, requestId), { push, nowMs: Date.now(), ...(remoteGeneration ? { remoteGeneration } : {}) });
+  if (rewrite.kind === 'unchanged') return { ok: true, call };
+  if (rewrite.kind === 'refused') return { ok: false, normalized: envelopeOf(call, rewrite.error, remote, caller) };
+  const params = rewrite.call.params;
+  const raw = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params }));
+  return { ok: true, call: { id: call.id, method: call.method, raw, params } };
+}
+
+/** The ResultRewrite for a method whose result holds push configs (the caller's own shown again); undefined for others. */
+export function pushResultRewrite(push: PushSettings | undefined, method: string): ResultRewrite | undefined {
+  if (!push) return undefined;
+  const known = operationForJsonRpcMethod(method);
+  if (!known || !RETURNS_CONFIG.has(known.operation.name)) return undefined;
+  const { operation, generation } = known;
+  return (result, { remote, callerId, caller }) => {
+    const restored = restorePushReply({ remote: remote.name, operation, generation }, { kind: 'result', json: '', value: result }, push);
+    if (restored.kind === 'unchanged') return { json: serializeResultJson(callerId, JSON.stringify(result)), outcome: 'ok', result };
+    if (restored.kind === 'refused') return fail(callerId, gatewayReasonOf(restored.error), { remote: remote.name, httpStatus: 200, caller }, detailOf(restored.error));
+    return { json: serializeResultJson(callerId, restored.outcome.json), outcome: 'ok', result: restored.outcome.value };
+  };
+}
+
+function a2aCallOf(remote: string, operation: Operation, generation: ProtocolGeneration, call: CallerRequest, requestId: string): A2ACall {
+  const params = call.params as Readonly<Record<string, unknown>>;
+  return {
+    remote,
+    operation,
+    generation,
+    // Read only if a rewrite happens.
+    get paramsJson() {
+      return JSON.stringify(params);
+    },
+    params,
+    service: { forwarded: {} },
+    caller: { binding: 'jsonrpc', jsonRpcId: call.id, requestId },
+    rawJsonRpcBody: call.raw,
+  };
+}
+
+function envelopeOf(call: CallerRequest, error: ErrorOutcome, remote: string, caller: CallerGeneration): Normalized {
+  return fail(call.id, gatewayReasonOf(error), { remote, caller }, detailOf(error));
+}
+
+/** The push modules refuse with catalogue reasons only. */
+function gatewayReasonOf(error: ErrorOutcome): Exclude<ErrorOutcome['reason'], 'REMOTE_ERROR'> {
+  return error.reason === 'REMOTE_ERROR' ? 'GATEWAY_ERROR' : error.reason;
+}
+
+/** The gateway-written detail after the catalogue sentence (`<message>: <detail>`), if any. */
+function detailOf(error: ErrorOutcome): string | undefined {
+  if (error.reason === 'REMOTE_ERROR') return undefined;
+  const sentence = gatewayErrors[error.reason].message;
+  return error.message.startsWith(`${sentence}: `) ? error.message.slice(sentence.length + 2) : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
