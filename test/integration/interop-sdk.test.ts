@@ -24,6 +24,7 @@ import {
   taskIdOf,
 } from '../support/sdk-client.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { listenOnLoopback, readBody } from '../support/servers.js';
 import { VERSION } from '../../src/version.js';
 
@@ -51,7 +52,8 @@ let polling: [Client, Client];
 t.before(async () => {
   direct = await startSdkUpstream({ extendedCard: withSecretSkill });
   behind = await startSdkUpstream({ extendedCard: withSecretSkill });
-  gw = await startGateway(`server:\n  logLevel: warn\nremotes:\n  sdk:\n    url: ${behind.url}\n    allowPrivateNetwork: true\n`);
+  // Push notifications on: push configs go through the gateway's webhook, and callers see their own.
+  gw = await startGateway(`server:\n  logLevel: warn\n${await pushYaml()}remotes:\n  sdk:\n    url: ${behind.url}\n    allowPrivateNetwork: true\n`, { env: { PUSH_KEYS: newKey() } });
   gwBase = `${gw.url}/remotes/sdk/`;
   clients = [await clientFromBaseUrl(direct.url), await clientFromBaseUrl(gwBase)];
   polling = [await clientFromBaseUrl(direct.url, { polling: true }), await clientFromBaseUrl(gwBase, { polling: true })];

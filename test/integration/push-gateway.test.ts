@@ -7,10 +7,9 @@
  * credential; its pushes reach the gateway's listener and are delivered to
  * the receiver with the caller's own credentials. Refusals are typed.
  */
-import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
-import { newKey, startReceiver, statusPush, type Receiver } from '../support/push-kit.js';
+import { freePort, newKey, startReceiver, statusPush, type Receiver } from '../support/push-kit.js';
 import { reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 import { delay, rawRequest } from '../support/servers.js';
@@ -21,14 +20,6 @@ console.info = () => undefined;
 const LOCAL_AUTH = 'local-agent-secret-3b7e';
 const LOCAL_TOKEN = 'caller-token-8c2d';
 const KEYS = { PUSH_KEYS: newKey() };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Rig {
   readonly gw: RunningGateway;

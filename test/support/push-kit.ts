@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { OPERATIONS, type OperationName, type ProtocolGeneration } from '../../src/a2a/operations.js';
@@ -19,6 +20,21 @@ import { createLogger } from '../../src/telemetry/logger.js';
 import { closeServer, listenOnLoopback, readBody, recordRequest, trackConnections, type RecordedRequest } from './servers.js';
 
 export const newKey = (): string => randomBytes(32).toString('base64');
+
+/** A port free on 127.0.0.1 right now (for a `server.push.publicBaseUrl` that must name the port before the gateway binds it). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `server.push` YAML lines (indented under `server:`) for a listener on a free port, keys from env PUSH_KEYS. */
+export async function pushYaml(extra = ''): Promise<string> {
+  const port = await freePort();
+  return `  push:\n    port: ${port}\n    publicBaseUrl: http://127.0.0.1:${port}/push\n    keys: { env: PUSH_KEYS }\n${extra}`;
+}
 
 export interface SettingsOptions extends Partial<Omit<PushServerFile, 'keys' | 'port' | 'publicBaseUrl'>> {
   readonly keys?: readonly string[];
