@@ -70,7 +70,9 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
     const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
     const caller = callerGeneration(undefined, request.headers['a2a-version']);
-    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers, status);
+    const started = performance.now();
+    beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
+    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started, headers, status);
   };
 
   // Load shedding (GATEWAY_OVERLOADED) is registered above this plugin, for every binding (routes/load-shed.ts).
@@ -113,7 +115,9 @@ export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
     if (check(request.headers.authorization)) return undefined;
     const log: CallLog = { remote: 'unknown', outcome: 'UNAUTHENTICATED', bytesIn: 0, bytesOut: 0 };
     const headers = { 'www-authenticate': 'Bearer realm="a2a-egress"' };
-    sendEnvelope(ctx, reply, fail(null, 'UNAUTHENTICATED', {}), log, performance.now(), headers, 401);
+    const started = performance.now();
+    beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
+    sendEnvelope(ctx, reply, fail(null, 'UNAUTHENTICATED', {}), log, started, headers, 401);
     return reply;
   };
 }

@@ -25,7 +25,8 @@ let open = 0;
 
 /** A request for a call arrived (`started`: its performance.now()). No handle unless telemetry is active. */
 export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, reply: FastifyReply, remote: string, started: number): void {
-  if (!telemetry.active) return;
+  // Already begun: a call whose handler failed is answered by the route's error handler, which begins one too.
+  if (!telemetry.active || handles.has(reply)) return;
   const handle = telemetry.startCall({
     remote,
     binding: 'jsonrpc',

@@ -105,6 +105,23 @@ t.test('a call refused by the gateway has a failed server span with the reason a
   t.equal(upstream.requests.length, 0, 'nothing reached the remote');
 });
 
+t.test('a caller refused before its request is read (no token) still has its server span', async (t) => {
+  const receiver = await startOtlpReceiver();
+  t.teardown(() => receiver.close());
+  const gw = await startGateway(
+    `server: { logLevel: warn, auth: { type: bearer, tokensEnv: CALLER_TOKENS } }\ntelemetry:\n  traces: { endpoint: '${receiver.url}', scheduledDelayMs: 20 }\nremotes:\n  sdk: { url: 'http://127.0.0.1:9/', allowPrivateNetwork: true }\n`,
+    { env: { CALLER_TOKENS: 'the-right-token-1234' } },
+  );
+  t.teardown(() => gw.close());
+  const reply = await rpc(`${gw.url}/remotes/sdk`, rpcRequest('GetTask', 1, { id: 't' }), { traceparent: TRACEPARENT, authorization: `Bearer ${CALLER_AUTH}` });
+  t.equal(reply.status, 401);
+  const [server] = await receiver.waitForSpans(1);
+  t.equal(server?.kind, 'server');
+  t.equal(server?.traceId, TRACE_ID);
+  t.match(server?.attributes, { 'a2a.outcome': 'UNAUTHENTICATED', 'rpc.method': '_OTHER' });
+  t.notOk(allAttributeText([server!]).includes(CALLER_AUTH), 'the refused token is in no attribute');
+});
+
 t.test('a streaming call: a stream span with the event count, the task’s id and last state on the call', async (t) => {
   const receiver = await startOtlpReceiver();
   const upstream = await startSdkUpstream();
