@@ -66,5 +66,7 @@ export function effectiveConfig(config: GatewayConfig): Record<string, unknown> 
         : {}),
     },
     remotes: Object.fromEntries([...config.remotes.values()].map((r) => [r.name, remoteView(r)])),
+    // As written: header values are named by their environment variable only, and the endpoint holds no credentials.
+    ...(config.telemetry ? { telemetry: config.telemetry } : {}),
   };
 }

@@ -17,7 +17,7 @@ import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { parseConfig } from '../../src/config/load.js';
-import { RESTART_KEYS, reloadEffect } from '../../src/config/reload.js';
+import { RESTART_KEYS, planReload, reloadEffect } from '../../src/config/reload.js';
 import { ServerSchema } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
@@ -72,6 +72,17 @@ t.test('the contract: every server key is live except the listen addresses (the 
     t.equal(reloadEffect(`server.${key}`), ['host', 'port', 'opsPort', 'grpc', 'push'].includes(key) ? 'restart' : 'live', `server.${key}`);
   }
   t.equal(reloadEffect('limits.maxResponseBytes'), 'live');
+});
+
+t.test('server.push and telemetry keep their started values on reload and are named when changed', async (t) => {
+  const yaml = (push: string, traces: string) =>
+    `server:\n  push: { port: 0, publicBaseUrl: 'http://127.0.0.1:1/push', keys: { env: K }${push} }\ntelemetry:\n  traces: { endpoint: 'http://127.0.0.1:4318'${traces} }\nremotes:\n  a: { url: 'https://a.example.com/' }\n`;
+  const before = parseConfig(yaml('', ''));
+  t.same(planReload(before, parseConfig(yaml('', ''))).restartNeeded, [], 'unchanged: nothing to restart');
+  const next = planReload(before, parseConfig(yaml(', maxBodyBytes: 2048', ', sampleRatio: 0.5')));
+  t.same(next.restartNeeded, ['server.push', 'telemetry']);
+  t.same(next.config.server.push, before.server.push, 'the push listener’s settings stay as started');
+  t.same(next.config.telemetry, before.telemetry, 'and the exporter’s');
 });
 
 t.test('server keys applied live: logLevel, auth, maxRequestsPerSocket, maxConnections', async (t) => {

@@ -28,8 +28,8 @@ interface Rig {
   readonly rpcUrl: string;
 }
 
-async function rig(t: Test, push: string | null = ''): Promise<Rig> {
-  const upstream = await startSdkUpstream({ stepDelayMs: 20 });
+async function rig(t: Test, push: string | null = '', legacyCompat = false): Promise<Rig> {
+  const upstream = await startSdkUpstream({ stepDelayMs: 20, legacyCompat });
   const receiver = await startReceiver();
   let server = 'server: { logLevel: warn }';
   if (push !== null) {
@@ -62,7 +62,7 @@ const stateOf = (body: string): string => {
 const remoteSaw = (upstream: SdkUpstream): string => upstream.requests.map((r) => r.body).join('\n');
 
 t.test('SendMessage with a push config through the gateway: every update of the task reaches the local agent once, with its own credentials', async (t) => {
-  const { upstream, receiver, rpcUrl } = await rig(t);
+  const { upstream, receiver, rpcUrl, gw } = await rig(t);
   const reply = await rpc(rpcUrl, rpcRequest('SendMessage', 1, { message: message('task build it'), configuration: { returnImmediately: true, taskPushNotificationConfig: localConfig(receiver.url) } }), V1);
   t.equal(reply.status, 200);
   t.ok((reply.json.result as { task?: unknown } | undefined)?.task, 'the task came back');
@@ -95,8 +95,45 @@ t.test('SendMessage with a push config through the gateway: every update of the 
   t.match(JSON.parse(big.body.toString()), { error: { details: [{ reason: 'PUSH_TOO_LARGE' }] } });
   const forged = await rawRequest(url!, { body: JSON.stringify(statusPush('hi', task.task.id)), headers: { 'content-type': 'application/a2a+json', authorization: 'Bearer not-the-credential' } });
   t.equal(forged.status, 401, 'a wrong credential is refused');
-  await delay(100);
-  t.equal(receiver.received.length, 6, 'no refused push reached the local agent');
+  const replay = await rawRequest(url!, { body: received[4]!.body, headers: { 'content-type': 'application/a2a+json', authorization: `Bearer ${credential}` } });
+  t.equal(replay.status, 200, 'a redelivery is acknowledged');
+  await delay(150);
+  t.equal(receiver.received.length, 6, 'no refused or redelivered push reached the local agent');
+
+  const metrics = await (await request(`${gw.url}/metrics`)).body.text();
+  t.match(metrics, /a2a_egress_push_received_total\{remote="sdk",outcome="accepted"\} 6/, 'pushes counted in the gateway’s /metrics');
+  t.match(metrics, /a2a_egress_push_deliveries_total\{remote="sdk",outcome="delivered"\} 6/);
+  t.match(metrics, /a2a_egress_push_received_total\{remote="sdk",outcome="PUSH_TOO_LARGE"\} 1/);
+
+  // The listener closes with the gateway.
+  await upstream.close();
+  await gw.close();
+  await t.rejects(rawRequest(url!, { body: '{}', timeoutMs: 1000 }), { code: 'ECONNREFUSED' }, 'nothing listens on the webhook port after close');
+});
+
+t.test('A2A 0.3 through the gateway: message/send with a push config, 0.3 Tasks delivered; set/get show the caller its own', async (t) => {
+  const { upstream, receiver, rpcUrl } = await rig(t, '', true);
+  const reply = await rpc(rpcUrl, rpcRequest('message/send', 1, {
+    message: { kind: 'message', messageId: 'm03', role: 'user', parts: [{ kind: 'text', text: 'task old style' }] },
+    configuration: { blocking: false, pushNotificationConfig: { url: receiver.url, token: LOCAL_TOKEN, authentication: { schemes: ['Bearer'], credentials: LOCAL_AUTH } } },
+  }));
+  const task = reply.json.result as { kind: string; id: string };
+  t.equal(task.kind, 'task');
+  const received = await receiver.waitFor(5);
+  await delay(200);
+  t.equal(received.length, 5);
+  for (const r of received) {
+    t.equal((JSON.parse(r.body) as { kind: string }).kind, 'task', 'a 0.3 Task');
+    t.equal(r.headers.authorization, `Bearer ${LOCAL_AUTH}`);
+    t.equal(r.headers['x-a2a-notification-token'], LOCAL_TOKEN);
+  }
+  const mine = { url: receiver.url, token: LOCAL_TOKEN, authentication: { schemes: ['Bearer'], credentials: LOCAL_AUTH }, id: 'c03' };
+  const set = await rpc(rpcUrl, rpcRequest('tasks/pushNotificationConfig/set', 2, { taskId: task.id, pushNotificationConfig: mine }));
+  t.same(set.json.result, { taskId: task.id, pushNotificationConfig: mine }, 'set shows the caller its own');
+  const got = await rpc(rpcUrl, rpcRequest('tasks/pushNotificationConfig/get', 3, { id: task.id, pushNotificationConfigId: 'c03' }));
+  t.same(got.json.result, { taskId: task.id, pushNotificationConfig: mine }, 'get too');
+  const seen = remoteSaw(upstream);
+  for (const secret of [receiver.url, LOCAL_AUTH, LOCAL_TOKEN]) t.notOk(seen.includes(secret), 'the remote never saw them');
 });
 
 t.test('CreateTaskPushNotificationConfig, get and list through the gateway show the caller its own config; the remote holds the gateway’s', async (t) => {
