@@ -45,6 +45,8 @@ export function rewritePushCall(
 ): PushCallRewrite {
   const known = operationForJsonRpcMethod(call.method);
   if (!known || !CARRIES_CONFIG.has(known.operation.name) || !isObject(call.params)) return { ok: true, call };
+  // The common cases cost a few lookups: a send whose `configuration` names no push config in any spelling.
+  if (known.operation.name !== 'CreateTaskPushNotificationConfig' && !namesPushConfig(call.params.configuration)) return { ok: true, call };
   const rewrite = rewritePushRequest(a2aCallOf(remote, known.operation, known.generation, call, requestId), { push, nowMs: Date.now(), ...(remoteGeneration ? { remoteGeneration } : {}) });
   if (rewrite.kind === 'unchanged') return { ok: true, call };
   if (rewrite.kind === 'refused') return { ok: false, normalized: envelopeOf(call, rewrite.error, remote, caller) };
@@ -98,6 +100,16 @@ function detailOf(error: ErrorOutcome): string | undefined {
   if (error.reason === 'REMOTE_ERROR') return undefined;
   const sentence = gatewayErrors[error.reason].message;
   return error.message.startsWith(`${sentence}: `) ? error.message.slice(sentence.length + 2) : undefined;
+}
+
+/** Spellings of a send's push config member, both generations, camelCase and snake_case (the module reads them all). */
+const CONFIG_MEMBERS = ['taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config'] as const;
+
+function namesPushConfig(configuration: unknown): boolean {
+  if (configuration === undefined || configuration === null) return false;
+  // Anything else odd (an array, a string) is for the module to refuse.
+  if (!isObject(configuration)) return true;
+  return CONFIG_MEMBERS.some((name) => Object.hasOwn(configuration, name));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
