@@ -92,18 +92,26 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
   if (options.env) {
     const missing = secretProblems(raw, options.env, (path) => where(doc, lines, source, path));
     if (missing.length > 0) throw new ConfigError(missing.join('\n'), missing);
-    // The same secrets the gateway reads when it starts, reported with their line (resolveTraces throws ConfigError).
-    resolveTraces(raw.telemetry?.traces, options.env, (path) => where(doc, lines, source, path));
+    // The secrets and key files the gateway reads when it starts (trace exporter headers, push keys), with their line.
+    const startProblems: string[] = [];
+    try {
+      resolveTraces(raw.telemetry?.traces, options.env, (path) => where(doc, lines, source, path));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      startProblems.push(...(err.problems ?? [err.message]));
+    }
     const push = raw.server?.push;
     if (push) {
       try {
         resolvePushConfig(push, { env: options.env as NodeJS.ProcessEnv });
       } catch (err) {
         if (!(err instanceof PushConfigError)) throw err;
-        const problem = `${where(doc, lines, source, ['server', 'push'])}: ${err.message}`;
-        throw new ConfigError(problem, [problem]);
+        // The message names its key (`server.push.keys: ...`, `server.push.allowedTargets: ...`): point at that line.
+        const key = /^server\.push\.([A-Za-z]+)/.exec(err.message)?.[1];
+        startProblems.push(`${where(doc, lines, source, ['server', 'push', ...(key ? [key] : [])])}: ${err.message}`);
       }
     }
+    if (startProblems.length > 0) throw new ConfigError(startProblems.join('\n'), startProblems);
   }
   const resolved = resolve(raw, (path) => where(doc, lines, source, path));
   // One reply or event must fit in the gateway-wide buffer budget, or it could never succeed.

@@ -113,3 +113,29 @@ t.test('nearestKey: one edit for short keys, a third of the length for long ones
   t.equal(nearestKey('maxQueuedCalls', ['maxQueued']), undefined, '5 edits on 14 letters is too far');
   t.equal(nearestKey('maxQueuedCall', ['maxQueued']), 'maxQueued', '4 edits on 13 letters is near enough');
 });
+
+t.test('trace exporter headers and push keys read at start-up are checked with the other secrets, each with its line', async (t) => {
+  const text = `server:
+  push:
+    port: 0
+    publicBaseUrl: http://127.0.0.1:1/push
+    keys: { env: PUSH_KEYS }
+    allowedTargets: [loopback]
+telemetry:
+  traces:
+    endpoint: http://127.0.0.1:4318
+    headers:
+      x-api-key: { valueEnv: OTLP_KEY }
+remotes:
+  weather: { url: 'https://weather.example/a2a' }
+`;
+  t.same(problemsOf(t, text, { env: {} }), [
+    'config.yaml:11: telemetry.traces.headers.x-api-key.valueEnv: environment variable OTLP_KEY is not set',
+    'config.yaml:5: server.push.keys: environment variable PUSH_KEYS is not set',
+  ]);
+  t.same(problemsOf(t, text, { env: { OTLP_KEY: 'k', PUSH_KEYS: 'not-a-key' } }), ['config.yaml:5: server.push.keys: key 1 is not base64 of exactly 32 bytes']);
+  const badTarget = text.replace('[loopback]', '["ftp://x"]');
+  const [problem] = problemsOf(t, badTarget, { env: { OTLP_KEY: 'k', PUSH_KEYS: Buffer.alloc(32, 7).toString('base64') } });
+  t.match(problem, /^config\.yaml:6: server\.push\.allowedTargets: /, 'an allowlist problem points at allowedTargets');
+  t.ok(parseConfig(text, 'config.yaml', { env: { OTLP_KEY: 'k', PUSH_KEYS: Buffer.alloc(32, 7).toString('base64') } }), 'all set: accepted');
+});
