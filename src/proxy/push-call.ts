@@ -13,7 +13,7 @@
  */
 import { operationForJsonRpcMethod, type Operation, type OperationName, type ProtocolGeneration } from '../a2a/operations.js';
 import type { A2ACall } from '../core/call.js';
-import type { ErrorOutcome } from '../core/outcome.js';
+import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import { gatewayErrors } from '../envelope/codes.js';
 import { serializeResultJson } from '../envelope/envelope.js';
@@ -66,6 +66,28 @@ export function pushResultRewrite(push: PushSettings | undefined, method: string
     if (restored.kind === 'unchanged') return { json: serializeResultJson(callerId, JSON.stringify(result)), outcome: 'ok', result };
     if (restored.kind === 'refused') return fail(callerId, gatewayReasonOf(restored.error), { remote: remote.name, httpStatus: 200, caller }, detailOf(restored.error));
     return { json: serializeResultJson(callerId, restored.outcome.json), outcome: 'ok', result: restored.outcome.value };
+  };
+}
+
+/**
+ * The same for a call already in the internal shape (HTTP+JSON callers, src/routes/http-json.ts): the call to run,
+ * or the refusal (an ErrorOutcome for the caller's codec).
+ */
+export function rewritePushA2ACall(push: PushSettings | undefined, call: A2ACall): { readonly ok: true; readonly call: A2ACall } | { readonly ok: false; readonly error: ErrorOutcome } {
+  if (!CARRIES_CONFIG.has(call.operation.name)) return { ok: true, call };
+  if (call.operation.name !== 'CreateTaskPushNotificationConfig' && !namesPushConfig(call.params.configuration)) return { ok: true, call };
+  const rewrite = rewritePushRequest(call, { push, nowMs: Date.now() });
+  if (rewrite.kind === 'refused') return { ok: false, error: rewrite.error };
+  return { ok: true, call: rewrite.kind === 'rewritten' ? rewrite.call : call };
+}
+
+/** The call runner's result rewrite for an operation whose result holds push configs (both caller paths of the runner). */
+export function pushOutcomeRewrite(push: PushSettings | undefined, call: Pick<A2ACall, 'remote' | 'operation' | 'generation'>): ((result: ResultOutcome) => Outcome) | undefined {
+  if (!push || !RETURNS_CONFIG.has(call.operation.name)) return undefined;
+  return (result) => {
+    const restored = restorePushReply(call, result, push);
+    if (restored.kind === 'unchanged') return result;
+    return restored.kind === 'refused' ? restored.error : restored.outcome;
   };
 }
 

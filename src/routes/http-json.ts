@@ -20,6 +20,7 @@ import type { ErrorOutcome, Outcome } from '../core/outcome.js';
 import { runStream } from '../core/stream-runner.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { pushOutcomeRewrite, rewritePushA2ACall } from '../proxy/push-call.js';
 import { finishCall } from '../proxy/reply.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
@@ -135,6 +136,10 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     if (run.relayed) return finishCall(ctx, reply, log, started);
     return sendResult(ctx, reply, call, run.result, log, started);
   }
+  // A push config leaves naming the gateway's webhook, never the caller's (or the call is refused here); a gRPC
+  // remote's call handler (above) does the same at its admission.
+  const pushed = rewritePushA2ACall(ctx.push, parsed.call);
+  if (!pushed.ok) return refuse(pushed.error, call.generation);
   const chosen = upstreamTargetFor(ctx, remote, 'http+json');
   const upstream = chosen instanceof Promise ? await chosen : chosen;
   if (!upstream.ok) return refuse(upstream.error);
@@ -142,7 +147,7 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     remote,
     runtime,
     ...upstream.target,
-    ...(call.operation.returnsCard ? { rewriteResult: extendedCardOutcomeRewrite(ctx, mount, request, remote) } : {}),
+    rewriteResult: call.operation.returnsCard ? extendedCardOutcomeRewrite(ctx, mount, request, remote) : pushOutcomeRewrite(ctx.push, call),
   };
   const env: RunnerEnv = {
     ctx,
@@ -152,8 +157,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     gatewayError: gatewayErrorOutcome,
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
   };
-  if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, call, log), log, started);
-  const run = await runStream(env, target, call, log, streamCaller);
+  if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, pushed.call, log), log, started);
+  const run = await runStream(env, target, pushed.call, log, streamCaller);
   if (run.relayed) return finishCall(ctx, reply, log, started);
   sendResult(ctx, reply, call, run.result, log, started);
 }

@@ -18,6 +18,7 @@ import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { pushOutcomeRewrite } from '../proxy/push-call.js';
 import { finishCall, sendEnvelope } from '../proxy/reply.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import type { RemoteMount } from './remote-mount.js';
@@ -73,7 +74,8 @@ export async function transcodedJsonRpcCall(
     remote,
     runtime,
     ...upstream.target,
-    ...(call.operation.returnsCard ? { rewriteResult: extendedCardOutcomeRewrite(ctx, mount, request, remote) } : {}),
+    // The push config was rewritten before the transcode (routes/jsonrpc.ts); results show the caller its own again.
+    rewriteResult: call.operation.returnsCard ? extendedCardOutcomeRewrite(ctx, mount, request, remote) : pushOutcomeRewrite(ctx.push, call),
   };
   const env: RunnerEnv = {
     ctx,

@@ -13,6 +13,7 @@ import { closeServer, listenOnLoopback, readBody, trackConnections } from '../su
 import { cardFor, collect, loopbackOnlyFetch, userMessage } from '../support/sdk-client.js';
 import { startSdkRestUpstream } from '../support/sdk-rest-upstream.js';
 import { startSdkUpstream } from '../support/sdk-upstream.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 
 type Transport = 'rest' | 'jsonrpc';
 
@@ -27,10 +28,16 @@ async function clientThroughCard(baseUrl: string, transport: Transport): Promise
   return factory.createFromUrl(baseUrl);
 }
 
-function gatewayYaml(url: string, binding: string, cardUrl: string, extra = ''): string {
+// Push notifications on (push configs go through the gateway's webhook); the round trip registers https://hooks.example/x.
+const PUSH_ENV = { PUSH_KEYS: newKey() };
+const push = () => pushYaml("    allowedTargets: [loopback, 'https://hooks.example']\n");
+
+function gatewayYaml(url: string, binding: string, cardUrl: string, pushLines: string, extra = ''): string {
   return `
-server: { host: 127.0.0.1, port: 0 }
-remotes:
+server:
+  host: 127.0.0.1
+  port: 0
+${pushLines}remotes:
   agent:
     url: ${url}
     agentCardUrl: ${cardUrl}
@@ -88,7 +95,7 @@ async function roundTrip(t: Test, client: Client, gw: RunningGateway, label: str
 t.test('REST caller → REST remote (binding: http+json), through the gateway card', async (t) => {
   const remote = await startSdkRestUpstream({ extendedCard: true });
   t.teardown(() => remote.close());
-  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`));
+  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`, await push()), { env: PUSH_ENV });
   t.teardown(() => gw.close());
   const card = (await (await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] };
   t.same(card.supportedInterfaces, [
@@ -102,7 +109,7 @@ t.test('REST caller → REST remote (binding: http+json), through the gateway ca
 t.test('REST caller → JSON-RPC remote (binding: auto, no HTTP+JSON on the card): transcoded', async (t) => {
   const remote = await startSdkUpstream({ extendedCard: (card) => ({ ...card, name: `${card.name} (extended)` }) });
   t.teardown(() => remote.close());
-  const gw = await startGateway(gatewayYaml(remote.url, 'auto', remote.cardUrl));
+  const gw = await startGateway(gatewayYaml(remote.url, 'auto', remote.cardUrl, await push()), { env: PUSH_ENV });
   t.teardown(() => gw.close());
   const card = (await (await fetch(`${gw.url}/remotes/agent/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] };
   t.same(card.supportedInterfaces, [
@@ -117,7 +124,7 @@ t.test('REST caller → JSON-RPC remote (binding: auto, no HTTP+JSON on the card
 t.test('JSON-RPC caller → REST remote (binding: http+json): transcoded', async (t) => {
   const remote = await startSdkRestUpstream({ extendedCard: true });
   t.teardown(() => remote.close());
-  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`));
+  const gw = await startGateway(gatewayYaml(remote.url, 'http+json', `${remote.url}/.well-known/agent-card.json`, await push()), { env: PUSH_ENV });
   t.teardown(() => gw.close());
   const client = await clientThroughCard(`${gw.url}/remotes/agent/`, 'jsonrpc');
   await roundTrip(t, client, gw, 'jsonrpc→rest');

@@ -9,6 +9,7 @@ import { TaskState, type AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import t from 'tap';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { cancelTask, collect, eventKinds, getTask, isTask, loopbackOnlyFetch, resubscribe, sendText, streamText, taskIdOf } from '../support/sdk-client.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 
@@ -46,7 +47,8 @@ let polling: [Client, Client];
 t.before(async () => {
   direct = await legacyUpstream();
   behind = await legacyUpstream();
-  gw = await startGateway(`server:\n  logLevel: warn\nremotes:\n  old:\n    url: ${behind.url}\n    allowPrivateNetwork: true\n`);
+  // Push notifications on: push configs go through the gateway's webhook, and callers see their own.
+  gw = await startGateway(`server:\n  logLevel: warn\n${await pushYaml()}remotes:\n  old:\n    url: ${behind.url}\n    allowPrivateNetwork: true\n`, { env: { PUSH_KEYS: newKey() } });
   gwBase = `${gw.url}/remotes/old/`;
   clients = [await legacyClient(direct.url), await legacyClient(gwBase)];
   polling = [await legacyClient(direct.url, true), await legacyClient(gwBase, true)];

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { TaskState } from '@a2a-js/sdk';
 import t from 'tap';
 import { rpc, rpcRequest, reasonOf, startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { cancelTask, clientForJsonRpcUrl, clientFromBaseUrl, eventKinds, getTask, isTask, replyText, sendText, streamText, taskIdOf, userMessage } from '../support/sdk-client.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 import { closeServer, listenOnLoopback, readBody, trackConnections } from '../support/servers.js';
@@ -59,8 +60,8 @@ t.before(async () => {
   const remote = (name: string, url: string, extra = '') => `  ${name}:\n    url: ${url}\n    allowPrivateNetwork: true\n${extra}`;
   gw = await startGateway(
     [
-      'server:\n  logLevel: warn',
-      'remotes:',
+      // Push notifications on: push configs go through the gateway's webhook.
+      `server:\n  logLevel: warn\n${await pushYaml()}remotes:`,
       remote('strict-valid', `${shapes.origin}/valid`, strict),
       remote('strict-invalid', `${shapes.origin}/invalid`, strict),
       remote('lenient-invalid', `${shapes.origin}/invalid`),
@@ -69,6 +70,7 @@ t.before(async () => {
       remote('lenient-stream-invalid', `${shapes.origin}/stream-invalid`),
       remote('sdk', sdk.url, strict),
     ].join('\n'),
+    { env: { PUSH_KEYS: newKey() } },
   );
 });
 t.teardown(async () => {

@@ -9,8 +9,9 @@
  */
 import t, { type Test } from 'tap';
 import { request } from 'undici';
-import { freePort, newKey, startReceiver, statusPush, type Receiver } from '../support/push-kit.js';
+import { freePort, newKey, pushYaml, startReceiver, statusPush, type Receiver } from '../support/push-kit.js';
 import { reasonOf, rpc, rpcRequest, startGateway, type RunningGateway } from '../support/gateway.js';
+import { startSdkRestUpstream } from '../support/sdk-rest-upstream.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 import { delay, rawRequest } from '../support/servers.js';
 
@@ -190,4 +191,57 @@ t.test('without server.push: push configs are refused with PUSH_NOT_ENABLED (-32
 
   const card = await request(`${gw.url}/remotes/sdk/.well-known/agent-card.json`, { headers: V1 });
   t.match(await card.body.json(), { capabilities: { pushNotifications: false } }, 'the gateway does not offer what it refuses');
+});
+
+t.test('HTTP+JSON callers too: a REST SendMessage with a push config reaches the remote with the gateway’s webhook; updates reach the local agent', async (t) => {
+  const { upstream, receiver, rpcUrl } = await rig(t);
+  const res = await request(`${rpcUrl}/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ message: message('task build it'), configuration: { returnImmediately: true, taskPushNotificationConfig: localConfig(receiver.url) } }),
+  });
+  t.equal(res.statusCode, 200);
+  t.ok(((await res.body.json()) as { task?: unknown }).task, 'the task came back');
+  const seen = remoteSaw(upstream);
+  for (const secret of [receiver.url, LOCAL_AUTH, LOCAL_TOKEN]) t.notOk(seen.includes(secret), 'the remote (JSON-RPC, transcoded) never saw them');
+  const received = await receiver.waitFor(5);
+  t.ok(received.every((r) => r.headers.authorization === `Bearer ${LOCAL_AUTH}` && r.headers['x-a2a-notification-token'] === LOCAL_TOKEN), 'delivered by the gateway, with the caller’s credentials');
+});
+
+t.test('HTTP+JSON callers without server.push: PUSH_NOT_ENABLED as HTTP 400 FAILED_PRECONDITION; nothing reaches the remote', async (t) => {
+  const { upstream, receiver, rpcUrl } = await rig(t, null);
+  const res = await request(`${rpcUrl}/tasks/task-x/pushNotificationConfigs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ taskId: 'task-x', ...localConfig(receiver.url) }),
+  });
+  t.equal(res.statusCode, 400);
+  t.match(await res.body.json(), { error: { status: 'FAILED_PRECONDITION', details: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }, { reason: 'PUSH_NOT_ENABLED' }] } });
+  t.equal(upstream.requests.length, 0);
+});
+
+t.test('JSON-RPC caller → HTTP+JSON remote (transcoded): create and get show the caller its own config; the update is delivered', async (t) => {
+  const remote = await startSdkRestUpstream();
+  const receiver = await startReceiver();
+  const gw = await startGateway(
+    `server:\n  logLevel: warn\n${await pushYaml()}remotes:\n  rest: { url: '${remote.url}', agentCardUrl: '${remote.url}/.well-known/agent-card.json', binding: http+json, allowPrivateNetwork: true }\n`,
+    { env: KEYS },
+  );
+  t.teardown(async () => {
+    await remote.close();
+    await gw.close();
+    await receiver.close();
+  });
+  const rpcUrl = `${gw.url}/remotes/rest`;
+  const started = await rpc(rpcUrl, rpcRequest('SendMessage', 1, { message: message('wait for it'), configuration: { returnImmediately: true } }), V1);
+  const taskId = (started.json.result as { task: { id: string } }).task.id;
+  const mine = { taskId, id: 'cfg-r', ...localConfig(receiver.url) };
+  const created = await rpc(rpcUrl, rpcRequest('CreateTaskPushNotificationConfig', 2, mine), V1);
+  t.same(created.json.result, mine, 'create shows the caller its own');
+  const got = await rpc(rpcUrl, rpcRequest('GetTaskPushNotificationConfig', 3, { taskId, id: 'cfg-r' }), V1);
+  t.same(got.json.result, mine, 'get too');
+  await rpc(rpcUrl, rpcRequest('CancelTask', 4, { id: taskId }), V1);
+  const [canceled] = await receiver.waitFor(1);
+  t.equal(stateOf(canceled!.body), 'TASK_STATE_CANCELED');
+  t.equal(canceled!.headers['x-a2a-notification-token'], LOCAL_TOKEN, 'delivered by the gateway');
 });
