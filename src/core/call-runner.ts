@@ -20,6 +20,8 @@ import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { tracedAttempt } from '../telemetry/call-trace.js';
+import type { CallTelemetry } from '../telemetry/tracing.js';
 import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody } from '../upstream/read-body.js';
 import type { A2ACall } from './call.js';
@@ -45,6 +47,8 @@ export interface RunnerEnv {
   readonly gatewayError: (reason: Reason, ctx?: GatewayErrorContext, detail?: string) => ErrorOutcome;
   /** A bug of the gateway's own (GATEWAY_ERROR): logged with its stack and counted. */
   readonly onInternalError: (err: unknown) => void;
+  /** The call's telemetry handle (telemetry/call-trace.ts), while traces or channel subscribers want one. */
+  readonly trace?: CallTelemetry | undefined;
 }
 
 /** Where and how the call goes. */
@@ -181,7 +185,8 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
     log.attempts = 0;
     const attempt = () => {
       log.attempts = (log.attempts ?? 0) + 1;
-      return sendRequest(env, target, built.request, headers, controller.signal);
+      const upstream = { n: log.attempts, url: () => new URL(built.request.path, target.base), headers, binding: target.codec.binding, method: built.request.method };
+      return tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, controller.signal));
     };
     const res =
       call.operation.readOnly && remote.retries.attempts > 1

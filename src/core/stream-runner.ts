@@ -29,6 +29,7 @@ import {
   type RunnerEnv,
 } from './call-runner.js';
 import { ItemRelayCore } from './item-relay-core.js';
+import { traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
 import type { StreamItem } from './outcome.js';
 
 /** The caller's side of a relayed stream. */
@@ -67,7 +68,8 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   try {
     release = await runtime.admit(controller.signal);
     const upstreamStarted = performance.now();
-    const res = await sendRequest(env, target, built.request, upstreamHeadersOf(env, target, built.request, true), controller.signal);
+    const upstream = { n: 1, url: () => new URL(built.request.path, target.base), headers: upstreamHeadersOf(env, target, built.request, true), binding: target.codec.binding, method: built.request.method };
+    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, controller.signal));
     clearTimeout(headersDeadline);
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
@@ -97,6 +99,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       caller.takeOver();
       const body = res.body;
       ctx.metrics.openStreams.inc({ remote: remote.name });
+      const trace = traceStreamStart(env.trace);
       const relayed = await relayStream(
         { statusCode: res.statusCode, headers: res.headers, body },
         {
@@ -109,8 +112,10 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
           abortUpstream: () => body.destroy(),
           buffer: ctx.budget.lease(),
           core,
+          ...(trace ? { onEvent: (event) => traceStreamEvent(trace, event, 'result') } : {}),
         },
       ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
+      traceStreamEnd(trace, relayed);
       log.outcome = relayed.callerClosed && relayed.outcome === 'ok' ? 'CALLER_CLOSED' : relayed.outcome;
       log.events = relayed.events;
       log.bytesOut = relayed.bytesOut;

@@ -4,7 +4,7 @@
  */
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
-import { endCallTrace } from '../telemetry/jsonrpc-trace.js';
+import { endCallTrace } from '../telemetry/call-trace.js';
 import type { CallLog, GatewayContext } from './context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

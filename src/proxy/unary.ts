@@ -14,7 +14,7 @@ import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
-import { callTraceOf, tracedAttempt } from '../telemetry/jsonrpc-trace.js';
+import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';

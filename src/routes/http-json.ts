@@ -22,6 +22,7 @@ import { buildUpstreamHeaders } from '../policy/header-policy.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from '../proxy/push-call.js';
 import { finishCall } from '../proxy/reply.js';
+import { beginCallTrace, callTraceOf, endCallTraceWith, traceCall } from '../telemetry/call-trace.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { requestTimedOut } from './caller-timeout.js';
@@ -77,7 +78,11 @@ export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: Fas
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
   const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
-  send(ctx, reply, encodeRestError(gatewayErrorOutcome(reason, { remote, headers })), log, performance.now(), headers);
+  const error = gatewayErrorOutcome(reason, { remote, headers });
+  const started = performance.now();
+  beginCallTrace(ctx.telemetry, request, reply, log.remote, started, 'http+json');
+  endCallTraceWith(reply, error);
+  send(ctx, reply, encodeRestError(error), log, started, headers);
 }
 
 export async function handleRestCall(request: FastifyRequest, reply: FastifyReply, opts: HttpJsonRouteOptions): Promise<void> {
@@ -90,6 +95,9 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: body?.length ?? 0, bytesOut: 0, binding: 'http+json' };
   const refuse = (error: ErrorOutcome, generation: '0.3' | '1.0' = '1.0') => {
     log.outcome = error.reason;
+    // Idempotent: a refusal before the call was understood gets its span here.
+    beginCallTrace(ctx.telemetry, request, reply, log.remote, started, 'http+json');
+    endCallTraceWith(reply, error);
     send(ctx, reply, encodeRestError(error, generation), log, started);
   };
   const gatewayError = (reason: Reason, detail?: string) => gatewayErrorOutcome(reason, { remote: remote?.name }, detail);
@@ -123,6 +131,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   }
   const call = parsed.call;
   log.method = call.operation.name;
+  beginCallTrace(ctx.telemetry, request, reply, log.remote, started, 'http+json');
+  traceCall(reply, call);
   const method = call.operation.jsonrpc[call.generation];
   if (method === undefined || !remote.methods.has(method)) return refuse(gatewayError('METHOD_NOT_ALLOWED', `"${call.operation.name}"`));
   if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refuse(gatewayError('EGRESS_DENIED'));
@@ -156,6 +166,7 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     logger: request.log,
     gatewayError: gatewayErrorOutcome,
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
+    trace: callTraceOf(reply),
   };
   if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, pushed.call, log), log, started);
   const run = await runStream(env, target, pushed.call, log, streamCaller);
@@ -165,6 +176,7 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
 
 function sendResult(ctx: GatewayContext, reply: FastifyReply, call: A2ACall, result: RunResult, log: CallLog, started: number): void {
   log.outcome = outcomeLabel(result.outcome);
+  endCallTraceWith(reply, result.outcome);
   send(ctx, reply, encodeRestReply(call.operation, result.outcome, call.generation), log, started, result.headers);
 }
 

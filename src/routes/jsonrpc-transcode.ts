@@ -20,6 +20,7 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { pushOutcomeRewrite } from '../proxy/push-call.js';
 import { finishCall, sendEnvelope } from '../proxy/reply.js';
+import { callTraceOf } from '../telemetry/call-trace.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import type { RemoteMount } from './remote-mount.js';
 import { extendedCardOutcomeRewrite } from './rest-card-result.js';
@@ -45,7 +46,8 @@ export async function transcodedJsonRpcCall(
   const id = checked.id;
   const answer = (result: RunResult) => {
     const outcome = result.outcome;
-    sendEnvelope(ctx, reply, { json: encodeJsonRpcOutcome(id, outcome, caller), outcome: outcome.kind === 'result' ? 'ok' : outcome.reason }, log, started, result.headers);
+    const normalized = outcome.kind === 'result' ? { json: encodeJsonRpcOutcome(id, outcome, caller), outcome: 'ok' as const, result: outcome.value } : { json: encodeJsonRpcOutcome(id, outcome, caller), outcome: outcome.reason };
+    sendEnvelope(ctx, reply, normalized, log, started, result.headers);
   };
   const parsed = jsonRpcCallOf(checked, {
     remote: remote.name,
@@ -84,6 +86,7 @@ export async function transcodedJsonRpcCall(
     logger: request.log,
     gatewayError: gatewayErrorOutcome,
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
+    trace: callTraceOf(reply),
   };
   if (!call.operation.streaming) return answer(await runUnary(env, target, call, log));
   const run = await runStream(env, target, call, log, streamCaller);

@@ -22,7 +22,7 @@ import { planVersionBridge, reportDropped } from '../proxy/version-bridge.js';
 import type { ProtocolGeneration } from '../a2a/operations.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
-import { beginCallTrace, traceMethod } from '../telemetry/jsonrpc-trace.js';
+import { beginCallTrace, traceMethod } from '../telemetry/call-trace.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 import { requestTimedOut } from './caller-timeout.js';

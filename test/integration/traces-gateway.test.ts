@@ -204,3 +204,47 @@ t.test('traces off: diagnostics_channel subscribers see the call, its attempt an
   await rpc(`${gw.url}/remotes/sdk`, rpcRequest('SendMessage', 2, send('hello')), headers);
   t.equal(seen.length, before, 'nothing published once nobody listens');
 });
+
+t.test('HTTP+JSON callers (transcoded to a JSON-RPC remote): the same server, client and stream spans, the binding named', async (t) => {
+  const receiver = await startOtlpReceiver();
+  const upstream = await startSdkUpstream();
+  t.teardown(async () => {
+    await upstream.close();
+    await receiver.close();
+  });
+  const gw = await tracedGateway(t, upstream, receiver);
+  const res = await request(`${gw.url}/remotes/sdk/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(send(`task build ${BODY_MARKER}`)),
+  });
+  t.equal(res.statusCode, 200);
+  await res.body.dump();
+  // The server span, the attempt, and the card fetch `binding: auto` made to learn the remote's bindings.
+  const spans = await receiver.waitForSpans(3);
+  const server = spans.find((s) => s.kind === 'server');
+  const client = spans.find((s) => s.kind === 'client' && s.attributes['http.request.method'] === 'POST');
+  t.ok(spans.some((s) => s.kind === 'client' && s.name.startsWith('GET ') && s.attributes['a2a.remote'] === 'sdk'), 'the card fetch has its span');
+  t.equal(server?.traceId, TRACE_ID);
+  t.equal(server?.name, 'lf.a2a.v1.A2AService/SendMessage');
+  t.match(server?.attributes, { 'a2a.binding': 'http+json', 'rpc.system.name': 'http+json', 'a2a.outcome': 'ok', 'a2a.task.state': 'TASK_STATE_COMPLETED' });
+  t.equal(client?.parentSpanId, server?.spanId);
+  t.match(client?.attributes, { 'a2a.binding': 'jsonrpc', 'http.request.method': 'POST', 'http.response.status_code': 200 });
+  const posted = upstream.requests.filter((r) => r.method === 'POST').at(-1);
+  t.equal(TRACEPARENT_SHAPE.exec(String(posted?.headers.traceparent))?.[2], client?.spanId, 'the remote’s parent is the attempt');
+
+  const streamed = await request(`${gw.url}/remotes/sdk/message:stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify(send('task build it')),
+  });
+  const text = await streamed.body.text();
+  const events = text.split('\n\n').filter((e) => e.startsWith('data:')).length;
+  const all = await receiver.waitForSpans(6);
+  const stream = all.find((s) => s.kind === 'internal');
+  t.equal(stream?.attributes['a2a.stream.events'], events, 'every relayed event counted');
+  const streamServer = all.find((s) => s.kind === 'server' && s.spanId === stream?.parentSpanId);
+  t.match(streamServer?.attributes, { 'a2a.binding': 'http+json', 'a2a.outcome': 'ok', 'a2a.task.state': 'TASK_STATE_COMPLETED' }, 'the task state read from the events');
+  t.notOk(allAttributeText(all).includes(BODY_MARKER), 'no message text');
+
+});

@@ -1,9 +1,11 @@
 /**
- * The JSON-RPC call path's side of telemetry: each point the path already
- * knows (request in, method understood, attempt sent and answered, stream
- * events, reply out) is one call here, which turns the path's own values
- * (the Fastify reply, a CallerRequest's method, a Normalized envelope, the
- * relay's OutputEvent) into what CallTelemetry takes.
+ * The call paths' side of telemetry: each point a path already knows
+ * (request in, call understood, attempt sent and answered, stream events,
+ * reply out) is one call here, which turns the path's own values (the
+ * Fastify reply, a CallerRequest's method, a Normalized envelope or an
+ * Outcome, the relay's OutputEvent) into what CallTelemetry takes. Used by
+ * the JSON-RPC path (routes/jsonrpc.ts, proxy/) and the binding-neutral call
+ * runner's callers (routes/http-json.ts, routes/jsonrpc-transcode.ts, core/).
  *
  * The handle of a call is kept beside its reply (a WeakMap), so the exits
  * every call already goes through (sendEnvelope, finishCall) end it without
@@ -13,6 +15,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { operationForJsonRpcMethod } from '../a2a/operations.js';
+import type { A2ACall, Binding } from '../core/call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
 import type { Normalized } from '../envelope/normalize.js';
@@ -24,12 +27,12 @@ const handles = new WeakMap<FastifyReply, CallTelemetry>();
 let open = 0;
 
 /** A request for a call arrived (`started`: its performance.now()). No handle unless telemetry is active. */
-export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, reply: FastifyReply, remote: string, started: number): void {
+export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, reply: FastifyReply, remote: string, started: number, binding: Binding = 'jsonrpc'): void {
   // Already begun: a call whose handler failed is answered by the route's error handler, which begins one too.
   if (!telemetry.active || handles.has(reply)) return;
   const handle = telemetry.startCall({
     remote,
-    binding: 'jsonrpc',
+    binding,
     requestId: request.id,
     traceparent: request.headers.traceparent,
     tracestate: request.headers.tracestate,
@@ -52,18 +55,23 @@ export function traceMethod(reply: FastifyReply, method: string): void {
   if (known) handle.setCall(known);
 }
 
+/** The caller's request was understood (a codec made the A2ACall). */
+export function traceCall(reply: FastifyReply, call: Pick<A2ACall, 'operation' | 'generation'>): void {
+  callTraceOf(reply)?.setCall(call);
+}
+
 /**
  * One attempt to reach the remote: `send` gets the headers to use (the attempt's own traceparent/tracestate in place
  * of the caller's while traces are exported), and the attempt's span ends when the answer's headers arrive or it fails.
  */
 export function tracedAttempt<T extends { readonly statusCode: number }>(
   trace: CallTelemetry | undefined,
-  attempt: { readonly n: number; readonly url: () => URL; readonly headers: Record<string, string> },
+  attempt: { readonly n: number; readonly url: () => URL; readonly headers: Readonly<Record<string, string>>; readonly binding?: Binding; readonly method?: string },
   classify: (err: unknown) => Reason,
   send: (headers: Record<string, string>) => Promise<T>,
 ): Promise<T> {
-  if (!trace) return send(attempt.headers);
-  const upstream: UpstreamTelemetry = trace.upstreamStart({ attempt: attempt.n, binding: 'jsonrpc', url: attempt.url(), method: 'POST' });
+  if (!trace) return send(attempt.headers as Record<string, string>);
+  const upstream: UpstreamTelemetry = trace.upstreamStart({ attempt: attempt.n, binding: attempt.binding ?? 'jsonrpc', url: attempt.url(), method: attempt.method ?? 'POST' });
   const headers = withTraceHeaders(attempt.headers, upstream.traceparent, upstream.tracestate);
   return send(headers).then(
     (res) => {
@@ -82,10 +90,13 @@ export function traceStreamStart(trace: CallTelemetry | undefined): StreamTeleme
   return trace?.streamStart();
 }
 
-/** For the relay's `onEvent`: a result event relayed to the caller. Its value is parsed only if someone reads it. */
-export function traceStreamEvent(stream: StreamTelemetry, event: OutputEvent): void {
+/**
+ * For the relay's `onEvent`: a result event relayed to the caller, parsed only if someone reads it. `json`: the
+ * event's one-line JSON-RPC envelope (the JSON-RPC relay), or the result itself (the call runner's item relay).
+ */
+export function traceStreamEvent(stream: StreamTelemetry, event: OutputEvent, json: 'envelope' | 'result' = 'envelope'): void {
   if (event.outcome !== 'ok') return;
-  stream.event(lazyResult(event.json));
+  stream.event(lazyResult(event.json, json === 'envelope'));
 }
 
 /** The relay ended: how, and what it wrote. */
@@ -95,12 +106,22 @@ export function traceStreamEnd(stream: StreamTelemetry | undefined, end: { reado
 
 /** The call is over: `normalized` is the one envelope the caller got; undefined for a relayed stream (its end said how). */
 export function endCallTrace(reply: FastifyReply, normalized?: Normalized): void {
-  if (open === 0) return;
+  const handle = takeHandle(reply);
+  handle?.end(normalized ? outcomeOf(normalized) : undefined);
+}
+
+/** The same for a path that answers with an Outcome (the call runner's callers). */
+export function endCallTraceWith(reply: FastifyReply, outcome: Outcome): void {
+  takeHandle(reply)?.end(outcome);
+}
+
+function takeHandle(reply: FastifyReply): CallTelemetry | undefined {
+  if (open === 0) return undefined;
   const handle = handles.get(reply);
-  if (!handle) return;
+  if (!handle) return undefined;
   handles.delete(reply);
   open--;
-  handle.end(normalized ? outcomeOf(normalized) : undefined);
+  return handle;
 }
 
 /** An envelope as an Outcome: the error's code and (already sanitized, bounded) message read back from its JSON. */
@@ -131,13 +152,14 @@ function outcomeOf(normalized: Normalized): Outcome {
   return outcome;
 }
 
-/** One relayed event's result, parsed from the event's one-line envelope only when read. */
-function lazyResult(envelopeJson: string): ResultOutcome {
+/** One relayed event's result, parsed (from its envelope, or as the result itself) only when read. */
+function lazyResult(json: string, envelope: boolean): ResultOutcome {
   let parsed: { value: unknown } | undefined;
   const read = (): unknown => {
     if (!parsed) {
       try {
-        parsed = { value: (JSON.parse(envelopeJson) as { result?: unknown }).result };
+        const value: unknown = JSON.parse(json);
+        parsed = { value: envelope ? (value as { result?: unknown }).result : value };
       } catch {
         parsed = { value: undefined };
       }
