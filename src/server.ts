@@ -106,14 +106,14 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   let callerAuth: CallerCheck | undefined = createCallerAuth(initial.server.auth, hooks.env);
   let ready = false;
   const budget = new BufferBudget(initial.server.maxBufferedBytes);
-  // Built once (restart keys): the exporter, and the push settings (keys read, allowlist parsed).
+  // Built once (restart keys): the push settings (keys read, allowlist parsed; may throw), then the exporter.
+  const pushSettings: PushSettings | undefined = initial.server.push ? resolvePushConfig(initial.server.push, { env: hooks.env as NodeJS.ProcessEnv }) : undefined;
   const telemetry =
     options.telemetry ??
     (await createTelemetry(resolveTraces(initial.telemetry?.traces, hooks.env), {
       serviceVersion: VERSION,
       onExportFailure: (err, spans) => logger.warn({ spans, problem: err.message }, 'trace export failed; spans dropped'),
     }));
-  const pushSettings: PushSettings | undefined = initial.server.push ? resolvePushConfig(initial.server.push, { env: hooks.env as NodeJS.ProcessEnv }) : undefined;
   let pushListener: PushListener | undefined;
 
   // Filled in below, once the card cache exists: `binding: auto` reads remotes' cards through it.

@@ -1,8 +1,10 @@
 /**
- * Push notifications on the JSON-RPC call path: the caller's request and the
- * remote's reply in the shapes this path carries (CallerRequest bytes, a
- * Normalized envelope) handed to the binding-neutral push modules
- * (src/push/outbound.ts, src/push/reply.ts) and back.
+ * Push notifications on the call paths: the caller's request and the
+ * remote's reply in the shapes each path carries (the JSON-RPC path's
+ * CallerRequest bytes and Normalized envelope; the call runner's A2ACall and
+ * Outcome, for HTTP+JSON callers and transcoded calls) handed to the
+ * binding-neutral push modules (src/push/outbound.ts, src/push/reply.ts)
+ * and back.
  *
  * On the way out, a call that registers a push config (both generations'
  * create-config methods, and send/stream with a config in `configuration`)
