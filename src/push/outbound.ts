@@ -164,6 +164,13 @@ function siteOf(call: A2ACall): Site | undefined {
   if (!isObject(configuration.value)) throw new ShapeError('params.configuration must be an object');
   const configurationObject = configuration.value;
   const memberName = call.generation === '1.0' ? 'taskPushNotificationConfig' : 'pushNotificationConfig';
+  // The other generation's member is no push config of this call, but a lenient remote might read it as one:
+  // refused rather than passed on with a caller's URL and credentials the allowlist never saw.
+  const otherName = call.generation === '1.0' ? 'pushNotificationConfig' : 'taskPushNotificationConfig';
+  const other = member(configurationObject, otherName);
+  if ('twice' in other || (other.present && other.value !== null && other.value !== undefined)) {
+    throw new ShapeError(`params.configuration.${otherName} is not an A2A ${call.generation} member (the push config is ${memberName})`);
+  }
   const inner = member(configurationObject, memberName);
   if ('twice' in inner) throw new ShapeError(`params.configuration.${memberName} is given twice (camelCase and snake_case)`);
   if (!inner.present || inner.value === null || inner.value === undefined) return undefined;

@@ -39,10 +39,17 @@ const configurationArb = fc.oneof(
   fc.constant(undefined),
   fc.constant(null),
   fc.jsonValue({ maxDepth: 2 }),
-  fc.dictionary(
-    fc.constantFrom('taskPushNotificationConfig', 'task_push_notification_config', 'pushNotificationConfig', 'push_notification_config', 'returnImmediately', 'blocking', 'acceptedOutputModes', 'historyLength'),
-    configArb,
-    { maxKeys: 3 },
+  // Push config members (any spelling) hold configs; the other members hold anything but the caller's secrets.
+  fc.record(
+    {
+      taskPushNotificationConfig: configArb,
+      task_push_notification_config: configArb,
+      pushNotificationConfig: configArb,
+      push_notification_config: configArb,
+      returnImmediately: fc.jsonValue({ maxDepth: 1 }),
+      acceptedOutputModes: fc.jsonValue({ maxDepth: 1 }),
+    },
+    { requiredKeys: [] },
   ),
 );
 const methodArb = fc.constantFrom('SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream', 'CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set');

@@ -203,3 +203,15 @@ t.test('unreadable gateway configs: refused alone, left out of a list; echoed cr
   t.same(restorePushReply({ remote: 'weather', operation: OPERATIONS.GetTask, generation: '1.0' }, result(sent), push), { kind: 'unchanged' }, 'other operations untouched');
   t.same(get(sent, '1.0'), get(JSON.parse(JSON.stringify(sent).replace(/\//g, '\\/'))), 'escaped slashes in the remote text change nothing (decided on parsed values)');
 });
+
+t.test('a send carrying the other generation’s push config member is refused, not passed on unchecked', async (t) => {
+  const settings = pushSettings();
+  const message10 = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] };
+  const wrong10 = rewritePushRequest(callOf('SendMessage', '1.0', { message: message10, configuration: { pushNotificationConfig: { url: 'https://elsewhere.example/x', token: 'tok' } } }), { push: settings, nowMs: Date.now() });
+  t.match(wrong10, { kind: 'refused', error: { reason: 'INVALID_PARAMS', message: /pushNotificationConfig is not an A2A 1\.0 member/ } });
+  const message03 = { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] };
+  const wrong03 = rewritePushRequest(callOf('SendMessage', '0.3', { message: message03, configuration: { task_push_notification_config: { url: 'https://elsewhere.example/x' } } }), { push: settings, nowMs: Date.now() });
+  t.match(wrong03, { kind: 'refused', error: { reason: 'INVALID_PARAMS' } });
+  const nulled = rewritePushRequest(callOf('SendMessage', '1.0', { message: message10, configuration: { pushNotificationConfig: null } }), { push: settings, nowMs: Date.now() });
+  t.same(nulled, { kind: 'unchanged' }, 'a null member is no config');
+});
