@@ -28,6 +28,7 @@ import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from
 import { withRetries } from '../policy/retry.js';
 import { redactOutcome } from '../core/redact-outcome.js';
 import type { CallLog, GatewayContext } from './context.js';
+import { pushOutcomeRewrite, rewritePushA2ACall } from './push-call.js';
 import { recordCallLine } from './reply.js';
 
 /** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
@@ -80,6 +81,8 @@ function unwrapRetryable(err: unknown, remote: string): UnaryReply {
 }
 
 interface Admitted {
+  /** The call to send: the caller's, its push config (if any) naming the gateway's webhook (./push-call.ts). */
+  readonly call: A2ACall;
   readonly remote: RemoteConfig;
   readonly runtime: RemoteRuntime;
   readonly client: CallHandler;
@@ -119,6 +122,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
     if (!remote || !runtime) return fail('UNKNOWN_REMOTE', call);
     const method = call.operation.jsonrpc[call.generation];
     if (method === undefined || !remote.methods.has(method)) return fail('METHOD_NOT_ALLOWED', call);
+    const pushed = rewritePushA2ACall(ctx.push, call);
+    if (!pushed.ok) return pushed.error;
     let release: (() => void) | undefined;
     try {
       release = await runtime.admit(signal);
@@ -127,7 +132,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         release();
         return client;
       }
-      return { remote, runtime, client, release };
+      return { call: pushed.call, remote, runtime, client, release };
     } catch (err) {
       release?.();
       if (err instanceof LimitError) {
@@ -155,6 +160,9 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       if (!check.ok) out = gatewayFailure('INVALID_RESULT', call.remote, {}, check.problem);
     }
     if (out.kind === 'result' && call.operation.returnsCard && opts.rewriteCard) out = opts.rewriteCard(admitted.remote, out);
+    // Push configs in create/get/list results: the caller's own again.
+    const restorePush = out.kind === 'result' ? pushOutcomeRewrite(ctx.push, call) : undefined;
+    if (restorePush && out.kind === 'result') out = restorePush(out);
     return out;
   };
   const finishError = (admitted: Admitted, call: A2ACall, error: ErrorOutcome, log: CallLog): ErrorOutcome =>
@@ -216,7 +224,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
           reply = { outcome: admitted };
         } else {
           const upstreamStarted = performance.now();
-          const answer = await unaryWithRetries(admitted, call, controller.signal, log);
+          const answer = await unaryWithRetries(admitted, admitted.call, controller.signal, log);
           log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
           ctx.metrics.upstreamLatency.observe({ remote: call.remote }, (performance.now() - upstreamStarted) / 1000);
           const verdict = breakerVerdictOf(answer.outcome);
@@ -292,7 +300,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
             },
           };
           try {
-            await open.client.stream(call, relay);
+            await open.client.stream(open.call, relay);
           } finally {
             ctx.metrics.openStreams.dec({ remote: call.remote });
             ctx.metrics.streamEvents.inc({ remote: call.remote }, log.events ?? 0);

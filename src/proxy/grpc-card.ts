@@ -32,6 +32,7 @@ export function grpcCardRewrite(opts: GrpcCardRewriteOptions) {
       jsonRpcOptional: gatewayTarget !== undefined || remote.binding === 'grpc',
       // A remote called over gRPC is served to the HTTP bindings by transcoding: the card says so.
       ...(remote.advertiseBindings ? { httpJsonUrl: opts.jsonRpcBaseOf(remote.name).replace(/\/+$/, ''), advertise: { jsonrpc: remote.binding === 'grpc', httpJson: true } } : {}),
+      pushNotifications: opts.config().server.push !== undefined,
     });
     if (!rewritten.ok) return gatewayFailure(rewritten.reason, remote.name, {}, rewritten.problem);
     let card = rewritten.card;

@@ -14,6 +14,7 @@ import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
 import { ARTIFACT_TEXT, textOf } from '../support/sdk-agent.js';
 import { cancelTask, collect, eventKinds, getTask, isTask, replyText, resubscribe, sendText, streamText, taskIdOf } from '../support/sdk-client.js';
 import { sdkGrpcClientFromBaseUrl, sdkGrpcClientOf, serveCard, startGrpcGateway } from '../support/grpc-gateway.js';
+import { freePort, newKey } from '../support/push-kit.js';
 
 const SECRET = 'grpc-remote-token-0123456789';
 const upstream = await startSdkGrpcUpstream({ stepDelayMs: 5, extendedCard: true });
@@ -30,9 +31,15 @@ const bothHost: { url: string; close(): Promise<void> } = await serveCard(() => 
 }));
 // A remote whose card offers JSON-RPC only: nothing for the gateway to call over gRPC.
 const jsonOnlyHost = await serveCard(() => ({ ...upstream.card, supportedInterfaces: [{ url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }));
+// Push notifications on: gRPC callers' push configs go through the gateway's webhook too.
+const pushPort = await freePort();
 const gw = await startGrpcGateway(
   `
-server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
+server:
+  host: 127.0.0.1
+  port: 0
+  grpc: { port: 0 }
+  push: { port: ${pushPort}, publicBaseUrl: 'http://127.0.0.1:${pushPort}/push', keys: { env: PUSH_KEYS }, allowedTargets: [loopback, 'https://hooks.example.com'] }
 remotes:
   agent:
     url: ${cardHost.url}/
@@ -55,7 +62,7 @@ remotes:
     allowPrivateNetwork: true
     grpc: { listen: { port: 0, publicTarget: "grpc.gateway.example:7443" } }
 `,
-  { GRPC_REMOTE_TOKEN: SECRET },
+  { GRPC_REMOTE_TOKEN: SECRET, PUSH_KEYS: newKey() },
 );
 t.teardown(async () => {
   await gw.close();
@@ -186,6 +193,9 @@ t.test('push notification configs: create, get, list, delete', async (t) => {
   t.same(listed.configs.map((c) => c.id), ['cfg-1']);
   await sdk.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' });
   t.match(gw.calls().at(-1)!, { method: 'DeleteTaskPushNotificationConfig', outcome: 'ok' });
+  // A target outside server.push.allowedTargets never reaches the remote.
+  await t.rejects(sdk.createTaskPushNotificationConfig({ tenant: '', id: 'cfg-2', taskId: task.id, url: 'https://elsewhere.example.net/a2a', token: 'tok', authentication: undefined }));
+  t.match(gw.calls().at(-1)!, { method: 'CreateTaskPushNotificationConfig', outcome: 'PUSH_TARGET_NOT_ALLOWED' });
 });
 
 t.test('GetExtendedAgentCard: rewritten like the public card', async (t) => {
@@ -253,7 +263,8 @@ remotes:
     'next.yaml',
   );
   const { restartNeeded } = gw.gateway.reload(next);
-  t.same([...restartNeeded].sort(), ['remotes.added.grpc.listen', 'remotes.both.grpc.listen', 'server.grpc']);
+  // The next file has no server.push: the webhook listener stays as started until a restart.
+  t.same([...restartNeeded].sort(), ['remotes.added.grpc.listen', 'remotes.both.grpc.listen', 'server.grpc', 'server.push']);
   const shared = await sdkGrpcClientOf(gw.grpc.shared!, upstream.card);
   const reply = await sendText(shared, 'to the new one', { serviceParameters: { 'a2a-egress-remote': 'added' } });
   t.equal(replyText(reply), 'echo: to the new one');
