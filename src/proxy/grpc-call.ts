@@ -28,7 +28,9 @@ import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from
 import { withRetries } from '../policy/retry.js';
 import { redactOutcome } from '../core/redact-outcome.js';
 import type { CallLog, GatewayContext } from './context.js';
+import type { StreamTelemetry } from '../telemetry/tracing.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from './push-call.js';
+import { beginA2ACallTrace } from '../telemetry/call-trace.js';
 import { recordCallLine } from './reply.js';
 
 /** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
@@ -209,6 +211,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       if (transcoder) return transcoder.unary(call, signal, info);
       const started = performance.now();
       const log = newLog(call, info);
+      // A call of an HTTP caller (info.log) has its span from its route already.
+      const trace = info?.log ? undefined : beginA2ACallTrace(ctx.telemetry, call, started);
       // The caller's cancel, and shutdown's drainMs running out (then the call answers GATEWAY_SHUTDOWN).
       const controller = new AbortController();
       const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
@@ -245,6 +249,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       }
       log.outcome = reply.outcome.kind === 'result' ? 'ok' : reply.outcome.reason;
       log.bytesOut = bytesOf(reply.outcome);
+      trace?.end(reply.outcome);
       if (!info?.log) recordCallLine(ctx, logger, call.caller.requestId, log, started);
       return reply;
     },
@@ -255,6 +260,9 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       const started = performance.now();
       const log = newLog(call, info);
       log.events = 0;
+      // A call of an HTTP caller (info.log) has its span from its route already.
+      const trace = info?.log ? undefined : beginA2ACallTrace(ctx.telemetry, call, started);
+      let streamTrace: StreamTelemetry | undefined;
       // The caller leaving, or the gateway starting to shut down (the stream then ends with GATEWAY_SHUTDOWN).
       const controller = new AbortController();
       const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
@@ -278,6 +286,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         } else {
           const open = admitted;
           ctx.metrics.openStreams.inc({ remote: call.remote });
+          streamTrace = trace?.streamStart();
           const upstreamStarted = performance.now();
           // What the client writes passes through here: redaction, counting, and the shutdown ending.
           const relay: EventSink = {
@@ -291,6 +300,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
               }
               log.events = (log.events ?? 0) + 1;
               log.bytesOut += bytesOf(out);
+              streamTrace?.event(out);
               return sink.write(out);
             },
             end: (error) => {
@@ -320,6 +330,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       }
       end();
       log.outcome = finalError ? finalError.reason : 'ok';
+      streamTrace?.end({ ending: finalError ? finalError.reason : 'ok', events: log.events ?? 0, bytes: log.bytesOut });
+      trace?.end(finalError);
       if (!info?.log) recordCallLine(ctx, logger, call.caller.requestId, log, started);
     },
   };

@@ -42,6 +42,24 @@ export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, re
   open++;
 }
 
+/**
+ * A gRPC call (no Fastify reply: the handler keeps the handle itself). Its trace context is the caller's metadata
+ * forwarded with the call. Undefined unless telemetry is active.
+ */
+export function beginA2ACallTrace(telemetry: Telemetry, call: A2ACall, started: number): CallTelemetry | undefined {
+  if (!telemetry.active) return undefined;
+  const handle = telemetry.startCall({
+    remote: call.remote,
+    binding: call.caller.binding,
+    requestId: call.caller.requestId,
+    traceparent: call.service.forwarded.traceparent,
+    tracestate: call.service.forwarded.tracestate,
+    startTime: started,
+  });
+  handle.setCall(call);
+  return handle;
+}
+
 /** The call's handle, for the points inside the proxy (undefined while telemetry is off). */
 export function callTraceOf(reply: FastifyReply): CallTelemetry | undefined {
   return open === 0 ? undefined : handles.get(reply);
