@@ -245,3 +245,34 @@ t.test('JSON-RPC caller → HTTP+JSON remote (transcoded): create and get show t
   t.equal(stateOf(canceled!.body), 'TASK_STATE_CANCELED');
   t.equal(canceled!.headers['x-a2a-notification-token'], LOCAL_TOKEN, 'delivered by the gateway');
 });
+
+t.test('across the version bridge: a 0.3 caller’s message/send with a push config to a 1.0-only remote; updates delivered as 0.3, set/get restored', async (t) => {
+  const upstream = await startSdkUpstream({ stepDelayMs: 20 });
+  const receiver = await startReceiver();
+  const gw = await startGateway(`server:\n  logLevel: warn\n${await pushYaml()}remotes:\n  sdk: { url: '${upstream.url}', allowPrivateNetwork: true, versions: ['1.0'] }\n`, { env: KEYS });
+  t.teardown(async () => {
+    await upstream.close();
+    await gw.close();
+    await receiver.close();
+  });
+  const rpcUrl = `${gw.url}/remotes/sdk`;
+  const V03 = { 'a2a-version': '0.3' };
+  const reply = await rpc(rpcUrl, rpcRequest('message/send', 1, {
+    message: { kind: 'message', messageId: 'mb', role: 'user', parts: [{ kind: 'text', text: 'task across' }] },
+    configuration: { blocking: false, pushNotificationConfig: { url: receiver.url, token: LOCAL_TOKEN, authentication: { schemes: ['Bearer'], credentials: LOCAL_AUTH } } },
+  }), V03);
+  const task = reply.json.result as { kind: string; id: string };
+  t.equal(task.kind, 'task', 'a 0.3 Task for the 0.3 caller');
+  t.match(upstream.requests.at(-1), { headers: { 'a2a-version': '1.0' } }, 'the remote was spoken to in 1.0');
+  const received = await receiver.waitFor(5);
+  t.same(received.map((r) => (JSON.parse(r.body) as { kind: string }).kind), ['task', 'status-update', 'artifact-update', 'status-update', 'status-update'], 'the remote’s 1.0 pushes delivered as 0.3');
+  t.ok(received.every((r) => r.headers.authorization === `Bearer ${LOCAL_AUTH}` && r.headers['content-type'] === 'application/json'));
+
+  const mine = { url: receiver.url, token: LOCAL_TOKEN, authentication: { schemes: ['Bearer'], credentials: LOCAL_AUTH }, id: 'cb' };
+  const set = await rpc(rpcUrl, rpcRequest('tasks/pushNotificationConfig/set', 2, { taskId: task.id, pushNotificationConfig: mine }), V03);
+  t.same(set.json.result, { taskId: task.id, pushNotificationConfig: mine }, 'set shows the 0.3 caller its own, in 0.3');
+  const got = await rpc(rpcUrl, rpcRequest('tasks/pushNotificationConfig/get', 3, { id: task.id, pushNotificationConfigId: 'cb' }), V03);
+  t.same(got.json.result, { taskId: task.id, pushNotificationConfig: mine }, 'get too');
+  const seen = remoteSaw(upstream);
+  for (const secret of [receiver.url, LOCAL_AUTH, LOCAL_TOKEN]) t.notOk(seen.includes(secret), 'the remote never saw them');
+});
