@@ -74,10 +74,21 @@ async function call(remote: string, id: number, method: string, params: unknown,
   return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
 }
 
+/**
+ * Without a push config: the gateway's push hook takes those before the bridge (rewritten to its webhook, or refused
+ * without server.push, as here), and test/integration/push-gateway.test.ts covers them across the bridge.
+ */
+const withoutPushConfig = (params: Record<string, unknown>): Record<string, unknown> => {
+  const configuration = params.configuration;
+  if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration)) return params;
+  const { pushNotificationConfig: _push, ...rest } = configuration as Record<string, unknown>;
+  return { ...params, configuration: rest };
+};
+
 t.test('0.3 caller, 1.0 remote: arbitrary params, results and events', async (t) => {
   let id = 0;
   await fc.assert(
-    fc.asyncProperty(sendParams03, fc.oneof(event10, task10.map((task) => ({ task }))), fc.array(event10, { maxLength: 4 }), fc.boolean(), async (params, result, events, stream) => {
+    fc.asyncProperty(sendParams03.map(withoutPushConfig), fc.oneof(event10, task10.map((task) => ({ task }))), fc.array(event10, { maxLength: 4 }), fc.boolean(), async (params, result, events, stream) => {
       next = stream ? { events } : { result };
       id++;
       const answers = await call('new', id, stream ? 'message/stream' : 'message/send', params);

@@ -10,6 +10,7 @@ import type { Message, Task, TaskStatusUpdateEvent } from 'a2a-sdk-03';
 import { ClientFactory, ClientFactoryOptions, type Client } from 'a2a-sdk-03/client';
 import t from 'tap';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 import { ARTIFACT_TEXT } from '../support/sdk-agent.js';
 
@@ -39,9 +40,11 @@ const rpc = async (remote: string, body: object, headers: Record<string, string>
 t.before(async () => {
   up = await startSdkUpstream({ extendedCard: (card) => ({ ...card, description: 'extended 1.0 card' }) });
   gw = await startGateway(
-    `server:\n  logLevel: info\nremotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    unversionedCard: "0.3"\n` +
+    // Push notifications on: push configs go through the gateway's webhook, sealed for the remote's generation.
+    `server:\n  logLevel: info\n${await pushYaml()}remotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    unversionedCard: "0.3"\n` +
       `  pinned:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    versions: ["1.0"]\n    unversionedCard: "0.3"\n` +
       `  plain:\n    url: ${up.url}\n    allowPrivateNetwork: true\n`,
+    { env: { PUSH_KEYS: newKey() } },
   );
   const factory = () => new ClientFactory(ClientFactoryOptions.default);
   found = await factory().createFromUrl(`${gw.url}/remotes/found/`);

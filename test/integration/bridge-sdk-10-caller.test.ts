@@ -9,6 +9,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import t from 'tap';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { ARTIFACT_TEXT, textOf } from '../support/sdk-agent.js';
 import { cancelTask, clientFromBaseUrl, collect, eventKinds, getTask, isTask, resubscribe, sendText, streamText, taskIdOf, userMessage, type Client } from '../support/sdk-client.js';
 import { startSdk03Upstream, type Sdk03Upstream } from '../support/sdk03-upstream.js';
@@ -28,7 +29,9 @@ const clients: Record<'found' | 'pinned', Client> = {} as never;
 t.before(async () => {
   up = await startSdk03Upstream({ extendedCard: true });
   gw = await startGateway(
-    `server:\n  logLevel: warn\nremotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n  pinned:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    versions: ["0.3"]\n`,
+    // Push notifications on: push configs go through the gateway's webhook, sealed for the remote's generation.
+    `server:\n  logLevel: warn\n${await pushYaml()}remotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n  pinned:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    versions: ["0.3"]\n`,
+    { env: { PUSH_KEYS: newKey() } },
   );
   clients.found = await clientFromBaseUrl(`${gw.url}/remotes/found/`);
   clients.pinned = await clientFromBaseUrl(`${gw.url}/remotes/pinned/`);
