@@ -32,7 +32,7 @@ async function clientThroughCard(baseUrl: string, transport: Transport): Promise
 const PUSH_ENV = { PUSH_KEYS: newKey() };
 const push = () => pushYaml("    allowedTargets: [loopback, 'https://hooks.example']\n");
 
-function gatewayYaml(url: string, binding: string, cardUrl: string, pushLines: string, extra = ''): string {
+function gatewayYaml(url: string, binding: string, cardUrl: string, pushLines = '', extra = ''): string {
   return `
 server:
   host: 127.0.0.1
