@@ -18,6 +18,7 @@ import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
 import { runStream } from '../core/stream-runner.js';
 import type { Reason } from '../envelope/codes.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { pushOutcomeRewrite, rewritePushA2ACall } from '../proxy/push-call.js';
 import { recordCallLine } from '../proxy/reply.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { literalHostDenied } from '../upstream/egress.js';
@@ -48,7 +49,7 @@ async function targetOf(ctx: GatewayContext, call: A2ACall, opts: GrpcTranscodeO
     remote,
     runtime,
     ...upstream.target,
-    ...(call.operation.returnsCard && rewrite ? { rewriteResult: (result: ResultOutcome): Outcome => rewrite(remote, result) } : {}),
+    rewriteResult: call.operation.returnsCard && rewrite ? (result: ResultOutcome): Outcome => rewrite(remote, result) : pushOutcomeRewrite(ctx.push, call),
   };
 }
 
@@ -78,11 +79,15 @@ export function createGrpcTranscoder(opts: GrpcTranscodeOptions): CallHandler {
       const log = newLog(call, info);
       let reply: UnaryReply;
       const target = await targetOf(ctx, call, opts);
+      // A push config leaves naming the gateway's webhook, never the caller's (or the call is refused here).
+      const pushed = rewritePushA2ACall(ctx.push, call);
       if ('kind' in target) {
         reply = { outcome: target };
+      } else if (!pushed.ok) {
+        reply = { outcome: pushed.error };
       } else {
         const out = new GrpcCallerOut(signal);
-        const result = await runUnary(envOf(call, out), target, call, log);
+        const result = await runUnary(envOf(call, out), target, pushed.call, log);
         const metadata = allowedResponseMetadata(result.headers);
         // A limit's retry-after stays on the error (caller-codec writes it as metadata).
         reply = { outcome: result.outcome, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
@@ -98,12 +103,16 @@ export function createGrpcTranscoder(opts: GrpcTranscodeOptions): CallHandler {
       const log = newLog(call, info);
       const target = await targetOf(ctx, call, opts);
       const out = new GrpcCallerOut(sink.signal, sink);
+      const pushed = rewritePushA2ACall(ctx.push, call);
       if ('kind' in target) {
         out.finish(target);
         log.outcome = target.reason;
+      } else if (!pushed.ok) {
+        out.finish(pushed.error);
+        log.outcome = pushed.error.reason;
       } else {
         try {
-          const run = await runStream(envOf(call, out), target, call, log, out.streamCaller());
+          const run = await runStream(envOf(call, out), target, pushed.call, log, out.streamCaller());
           if (!run.relayed) {
             // Without an event stream: one error (a refusal, a limit, a remote that sent no events), or the one
             // result a remote answered a streaming call with, which is then the stream's only message.

@@ -160,7 +160,10 @@ async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: R
   const pushed = rewritePushCall(ctx.push, remote.name, call, caller, request.id);
   if (!pushed.ok) return sendEnvelope(ctx, reply, pushed.normalized, log, started);
   // A remote reached over another binding: the call is transcoded (routes/jsonrpc-transcode.ts).
-  if (remote.binding === 'http+json' || remote.binding === 'grpc') return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call: pushed.call, caller }, log, started);
+  // (A gRPC remote's call handler rewrites push configs itself, at its admission: it gets the caller's own.)
+  if (remote.binding === 'http+json' || remote.binding === 'grpc') {
+    return transcodedJsonRpcCall(opts.ctx, request, reply, mount, { remote, runtime, call: remote.binding === 'grpc' ? call : pushed.call, caller }, log, started);
+  }
   // Version bridge (issue 17): a caller of the generation the remote does not speak is translated.
   const a2aVersion = request.headers['a2a-version'] ?? queryVersion(request.raw.url);
   const versions = opts.remoteVersions?.(remote);
