@@ -18,12 +18,19 @@ import { userMessage, cancelTask, collect, eventKinds, getTask, isTask, replyTex
 import { startSdkRestUpstream } from '../support/sdk-rest-upstream.js';
 import { startSdkUpstream } from '../support/sdk-upstream.js';
 import { sdkGrpcClientFromBaseUrl, sdkGrpcClientOf, startGrpcGateway } from '../support/grpc-gateway.js';
+import { freePort, newKey } from '../support/push-kit.js';
 
 const jsonRpc = await startSdkUpstream({ stepDelayMs: 5, extendedCard: (card) => ({ ...card, description: 'the extended card' }) });
 const rest = await startSdkRestUpstream({ extendedCard: true });
 const hostile = await startHostileUpstream();
+const pushPort = await freePort();
 const gw = await startGrpcGateway(`
-server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
+server:
+  host: 127.0.0.1
+  port: 0
+  grpc: { port: 0 }
+  # Push notifications on: push configs go through the gateway's webhook.
+  push: { port: ${pushPort}, publicBaseUrl: 'http://127.0.0.1:${pushPort}/push', keys: { env: PUSH_KEYS }, allowedTargets: [loopback, 'https://hooks.example.com'] }
 remotes:
   agent:
     url: ${jsonRpc.url}
@@ -64,7 +71,7 @@ remotes:
     url: ${hostile.caseUrl('sse-error-event')}
     binding: jsonrpc
     allowPrivateNetwork: true
-`);
+`, { PUSH_KEYS: newKey() });
 t.teardown(async () => {
   await gw.close();
   await jsonRpc.close();

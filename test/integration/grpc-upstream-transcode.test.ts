@@ -12,14 +12,21 @@ import type { Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
 import { serveCard, startGrpcGateway } from '../support/grpc-gateway.js';
+import { freePort, newKey } from '../support/push-kit.js';
 import { collect, eventKinds, loopbackOnlyFetch, replyText, userMessage } from '../support/sdk-client.js';
 
 const SECRET = 'grpc-remote-token-for-transcode-0123';
 const upstream = await startSdkGrpcUpstream({ stepDelayMs: 5, extendedCard: true });
 const cardHost = await serveCard(() => upstream.card);
+const pushPort = await freePort();
 const gw = await startGrpcGateway(
   `
-server: { host: 127.0.0.1, port: 0, grpc: { port: 0 } }
+server:
+  host: 127.0.0.1
+  port: 0
+  grpc: { port: 0 }
+  # Push notifications on: push configs go through the gateway's webhook.
+  push: { port: ${pushPort}, publicBaseUrl: 'http://127.0.0.1:${pushPort}/push', keys: { env: PUSH_KEYS }, allowedTargets: [loopback, 'https://hooks.example'] }
 remotes:
   viaGrpc:
     url: ${cardHost.url}/
@@ -34,7 +41,7 @@ remotes:
     binding: grpc
     allowPrivateNetwork: true
 `,
-  { GRPC_REMOTE_TOKEN: SECRET },
+  { GRPC_REMOTE_TOKEN: SECRET, PUSH_KEYS: newKey() },
 );
 t.teardown(async () => {
   await gw.close();
