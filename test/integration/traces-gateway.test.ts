@@ -240,7 +240,13 @@ t.test('HTTP+JSON callers (transcoded to a JSON-RPC remote): the same server, cl
   });
   const text = await streamed.body.text();
   const events = text.split('\n\n').filter((e) => e.startsWith('data:')).length;
-  const all = await receiver.waitForSpans(6);
+  // Export batches arrive in their own time (and binding: auto may add card fetch spans): wait for the stream span.
+  const streamAndCall = (spans: readonly ExportedSpan[]) => spans.some((s) => s.kind === 'internal' && spans.some((p) => p.spanId === s.parentSpanId));
+  let all = receiver.spans();
+  for (let waited = 0; !streamAndCall(all) && waited < 5000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    all = receiver.spans();
+  }
   const stream = all.find((s) => s.kind === 'internal');
   t.equal(stream?.attributes['a2a.stream.events'], events, 'every relayed event counted');
   const streamServer = all.find((s) => s.kind === 'server' && s.spanId === stream?.parentSpanId);
