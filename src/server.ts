@@ -20,7 +20,7 @@ import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
 import { CardCache } from './a2a/card-cache.js';
 import type { ValidCard } from './a2a/card-source.js';
-import { LearnedVersions } from './a2a/remote-versions.js';
+import { LearnedVersions, remoteGenerations } from './a2a/remote-versions.js';
 import { isCardCacheKeyOf } from './routes/agent-card.js';
 import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
 import type { GrpcAddresses } from './routes/grpc-listeners.js';
@@ -118,9 +118,12 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
 
   // Filled in below, once the card cache exists: `binding: auto` reads remotes' cards through it.
   let cardInterfaces: GatewayContext['cardInterfaces'];
+  // The version bridge: what each remote's card said (its generations), for every form of the call path.
+  const learnedVersions = new LearnedVersions();
   const ctx: GatewayContext = {
     cardInterfaces: (remote) => cardInterfaces?.(remote) ?? Promise.resolve(undefined),
     grpcCalls: () => grpc?.calls,
+    remoteVersions: (remote) => remoteGenerations(remote.versions, learnedVersions.get(remote.name)),
     config: () => current,
     runtime: (name) => runtimes.get(name),
     pools,
@@ -239,8 +242,6 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
 
   // One card cache for both forms: a remote's card is fetched once whichever listener a caller uses.
   const cardCache = new CardCache<ValidCard>();
-  // The version bridge: what each remote's card said (its generations), for every form of the call path.
-  const learnedVersions = new LearnedVersions();
   const cards = {
     cardCache,
     learnedVersions,
@@ -262,7 +263,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     onInternalError: (request: { id: string; log: Logger | FastifyBaseLogger }, err: unknown) =>
       reportInternalError(request.log, metrics.internalErrors, 'card', err, { requestId: request.id }),
   };
-  cardInterfaces = remoteCardInterfaces(cardCache, cards.fetchCard);
+  cardInterfaces = remoteCardInterfaces(cardCache, cards.fetchCard, Date.now, (remote, card) => learnedVersions.learn(remote, card));
   // A getter: a reload may turn server.auth on, off or change its tokens.
   const callerCheck = () => callerAuth;
 

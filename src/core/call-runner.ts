@@ -25,7 +25,7 @@ import type { CallTelemetry } from '../telemetry/tracing.js';
 import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody } from '../upstream/read-body.js';
 import type { A2ACall } from './call.js';
-import type { ErrorOutcome, Outcome, ResultOutcome } from './outcome.js';
+import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
 import { redactOutcome } from './redact-outcome.js';
 import type { CodecPolicy, UpstreamCodec, UpstreamHttpRequest } from './upstream-codec.js';
 
@@ -60,6 +60,8 @@ export interface RunTarget {
   readonly base: URL;
   /** A second look at a result (the extended card's rewrite). */
   readonly rewriteResult?: ((result: ResultOutcome) => Outcome) | undefined;
+  /** A last look at each stream item after redaction (the version bridge: core/call-bridge.ts). */
+  readonly rewriteItem?: ((item: StreamItem, index: number) => StreamItem) | undefined;
 }
 
 export interface RunResult {
@@ -80,7 +82,8 @@ export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
       : {
           ...base,
           checkResult: (call, result) => {
-            const check = checkResult(call.operation.name, result);
+            // The schema of the generation the remote answered in (0.3 method names key 0.3 schemas; a bridged call's remote is 0.3).
+            const check = checkResult(call.operation.jsonrpc[call.generation] ?? call.operation.name, result);
             return check.ok ? undefined : check.problem;
           },
         };

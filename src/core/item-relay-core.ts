@@ -21,6 +21,8 @@ export interface ItemCoreOptions {
   readonly stopError: (reason: Reason, detail?: string) => ErrorOutcome;
   /** Asked per event (a rotated token file applies to the events after it). */
   readonly redactor?: (() => Redactor | undefined) | undefined;
+  /** A last look at each redacted item (the version bridge), with the event's 1-based index. */
+  readonly rewrite?: ((item: StreamItem, index: number) => StreamItem) | undefined;
 }
 
 export class ItemRelayCore extends EventRelayCore {
@@ -34,12 +36,16 @@ export class ItemRelayCore extends EventRelayCore {
   protected override eventOutput(event: SseEvent, index: number): OutputEvent {
     const item = this.items.read(event, index);
     const redactor = this.items.redactor?.();
-    if (!redactor) return this.output(item, 0);
+    if (!redactor) return this.output(this.rewritten(item, index), 0);
     const redacted = redactOutcome(item.outcome, redactor, (where) => this.items.stopError('CREDENTIAL_ECHOED', where));
-    if (redacted.redactions === 0) return this.output(item, 0);
+    if (redacted.redactions === 0) return this.output(this.rewritten(item, index), 0);
     const outcome = redacted.outcome;
     const next: StreamItem = outcome.kind === 'result' ? { outcome, final: false } : { outcome, final: true };
-    return this.output(next, redacted.redactions);
+    return this.output(this.rewritten(next, index), redacted.redactions);
+  }
+
+  private rewritten(item: StreamItem, index: number): StreamItem {
+    return this.items.rewrite ? this.items.rewrite(item, index) : item;
   }
 
   protected override stopOutput(reason: Reason, detail?: string): OutputEvent {

@@ -94,6 +94,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
           stopError,
           // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
           redactor: runtime.credentials ? () => runtime.redactor() : undefined,
+          rewrite: target.rewriteItem,
         },
       );
       caller.takeOver();

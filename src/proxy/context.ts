@@ -1,6 +1,7 @@
 /** What every call path needs from the gateway around it. */
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import type { GrpcCallHandler } from './grpc-call.js';
+import type { ProtocolGeneration } from '../a2a/operations.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Telemetry } from '../telemetry/tracing.js';
@@ -32,6 +33,11 @@ export interface GatewayContext {
   readonly telemetry: Telemetry;
   /** Push notification settings (`server.push`, read at start-up); undefined: push configs are refused. */
   readonly push: PushSettings | undefined;
+  /**
+   * The generations a remote speaks over JSON-RPC (`versions`, else what its card said; undefined: unknown). The
+   * version bridge on the call runner reads it (routes/bridged-call.ts); unset: no bridging there.
+   */
+  readonly remoteVersions?: (remote: RemoteConfig) => readonly ProtocolGeneration[] | undefined;
 }
 
 /** One line per call: what the log and the metrics record. */

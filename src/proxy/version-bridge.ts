@@ -116,7 +116,7 @@ export function bridgeReply(bridge: VersionBridge, normalized: Normalized, ctx: 
 export type TranslatedResult = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly reason: Reason; readonly detail: string };
 
 /** One result (or stream event's result) from the remote's generation into the caller's. */
-export function translateResult(bridge: VersionBridge, result: unknown, ctx: Pick<BridgeReplyContext, 'onDropped'>, direction: 'response' | 'event'): TranslatedResult {
+export function translateResult(bridge: Pick<VersionBridge, 'operation' | 'caller' | 'remote'>, result: unknown, ctx: Pick<BridgeReplyContext, 'onDropped'>, direction: 'response' | 'event'): TranslatedResult {
   const out = direction === 'event' ? bridgeEvent(bridge.remote, bridge.caller, result) : bridgeResult(bridge.operation, bridge.remote, bridge.caller, result);
   if (out.dropped.length > 0) ctx.onDropped(direction, out.dropped);
   if (!out.ok) return { ok: false, reason: out.code === Code.UnsupportedOperation ? 'NO_COUNTERPART' : 'INVALID_RESULT', detail: out.problem };

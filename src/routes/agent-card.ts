@@ -203,11 +203,14 @@ async function serveCard(
   try {
     const bridged = generation !== cached.card.generation;
     // gRPC is A2A 1.0's binding here (lf.a2a.v1): a 0.3 card's gRPC means 0.3's service, which the gateway does not serve.
-    // The version bridge carries JSON-RPC only: a bridged card offers no HTTP+JSON or gRPC interface (issue 17).
+    // The version bridge speaks JSON-RPC to the remote: a card bridged to 0.3 offers JSON-RPC only; one bridged to
+    // 1.0 offers HTTP+JSON too (1.0 REST callers are bridged on the call runner, routes/bridged-call.ts) unless the
+    // remote is reached over HTTP+JSON (not bridged). No gRPC interface on a bridged card (issue 17).
     const grpc = generation === '1.0' && !bridged ? grpcCard?.(remote, source) : undefined;
     const options = cardRewriteOptions(remote, mount.baseUrl(request, config.server, remote), config.server.push !== undefined);
+    const jsonRpcOnly = bridged && (generation === '0.3' || remote.binding === 'http+json');
     card = rewriteCard(source, generation, {
-      ...(bridged ? { ...options, httpJsonUrl: undefined, advertise: undefined } : options),
+      ...(jsonRpcOnly ? { ...options, httpJsonUrl: undefined, advertise: undefined } : options),
       // A remote the gateway calls over gRPC (binding: grpc) is served to the HTTP bindings by transcoding.
       ...(grpc || (!bridged && servedOverGrpc(remote, source)) ? { jsonRpcOptional: true } : {}),
     });

@@ -30,6 +30,7 @@ import type { RemoteMount } from './remote-mount.js';
 import { limitFor, readRequestBody } from './request-body.js';
 import { extendedCardOutcomeRewrite } from './rest-card-result.js';
 import { grpcUpstreamWanted, runGrpcStream, runGrpcUnary } from './grpc-upstream-call.js';
+import { bridgedCall } from './bridged-call.js';
 import { upstreamTargetFor } from './upstream-binding.js';
 
 const MAX_REQUEST_BYTES_CEILING = LimitsSchema.properties.maxRequestBytes.maximum ?? Number.MAX_SAFE_INTEGER;
@@ -153,12 +154,15 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   const chosen = upstreamTargetFor(ctx, remote, 'http+json');
   const upstream = chosen instanceof Promise ? await chosen : chosen;
   if (!upstream.ok) return refuse(upstream.error);
-  const target = {
+  // Version bridge (issue 17): a 1.0 caller of a remote whose JSON-RPC speaks only 0.3 is translated.
+  const bridged = bridgedCall(ctx, request, pushed.call, {
     remote,
     runtime,
     ...upstream.target,
     rewriteResult: call.operation.returnsCard ? extendedCardOutcomeRewrite(ctx, mount, request, remote) : pushOutcomeRewrite(ctx.push, call),
-  };
+  }, log);
+  if (!bridged.ok) return refuse(bridged.error);
+  const target = bridged.target;
   const env: RunnerEnv = {
     ctx,
     requestId: request.id,
@@ -168,8 +172,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
     trace: callTraceOf(reply),
   };
-  if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, pushed.call, log), log, started);
-  const run = await runStream(env, target, pushed.call, log, streamCaller);
+  if (!call.operation.streaming) return sendResult(ctx, reply, call, await runUnary(env, target, bridged.call, log), log, started);
+  const run = await runStream(env, target, bridged.call, log, streamCaller);
   if (run.relayed) return finishCall(ctx, reply, log, started);
   sendResult(ctx, reply, call, run.result, log, started);
 }

@@ -25,6 +25,7 @@ import { reportInternalError } from '../telemetry/internal-error.js';
 import type { RemoteMount } from './remote-mount.js';
 import { extendedCardOutcomeRewrite } from './rest-card-result.js';
 import { grpcUpstreamWanted, runGrpcStream, runGrpcUnary } from './grpc-upstream-call.js';
+import { bridgedCall } from './bridged-call.js';
 import { upstreamTargetFor } from './upstream-binding.js';
 
 export interface TranscodeTarget {
@@ -72,13 +73,16 @@ export async function transcodedJsonRpcCall(
   }
   const upstream = await upstreamTargetFor(ctx, remote, 'jsonrpc');
   if (!upstream.ok) return answer({ outcome: upstream.error, headers: {} });
-  const target = {
+  // Version bridge (issue 17): a 0.3 caller of a remote reached over 1.0 HTTP+JSON is translated (routes/bridged-call.ts).
+  const bridged = bridgedCall(ctx, request, parsed.call, {
     remote,
     runtime,
     ...upstream.target,
     // The push config was rewritten before the transcode (routes/jsonrpc.ts); results show the caller its own again.
     rewriteResult: call.operation.returnsCard ? extendedCardOutcomeRewrite(ctx, mount, request, remote) : pushOutcomeRewrite(ctx.push, call),
-  };
+  }, log);
+  if (!bridged.ok) return answer({ outcome: bridged.error, headers: {} });
+  const target = bridged.target;
   const env: RunnerEnv = {
     ctx,
     requestId: request.id,
@@ -88,8 +92,8 @@ export async function transcodedJsonRpcCall(
     onInternalError: (err) => reportInternalError(request.log, ctx.metrics.internalErrors, call.operation.streaming ? 'stream' : 'call', err, { requestId: request.id, remote: remote.name }),
     trace: callTraceOf(reply),
   };
-  if (!call.operation.streaming) return answer(await runUnary(env, target, call, log));
-  const run = await runStream(env, target, call, log, streamCaller);
+  if (!call.operation.streaming) return answer(await runUnary(env, target, bridged.call, log));
+  const run = await runStream(env, target, bridged.call, log, streamCaller);
   if (run.relayed) return finishCall(ctx, reply, log, started);
   answer(run.result);
 }

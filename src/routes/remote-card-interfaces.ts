@@ -49,10 +49,18 @@ function readInterfaces(valid: ValidCard): CardInterface[] {
  * A lookup over the shared cache; undefined when the card cannot be had (the caller falls back). A failure is
  * remembered per remote config for FAILED_CARD_RETRY_MS (at most the card TTL): without a card every call would
  * otherwise fetch it again (failures are not cached), a request to the remote per call. A reload makes new remote
- * configs, so it asks again at once.
+ * configs, so it asks again at once. `onCardLoaded`: every card this lookup loads (the version bridge learns the
+ * remote's generations from it).
  */
-export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: FetchCard, now: () => number = Date.now) {
+export function remoteCardInterfaces(
+  cache: CardCache<ValidCard>,
+  fetchCard: FetchCard,
+  now: () => number = Date.now,
+  onCardLoaded?: (remote: string, card: ValidCard) => void,
+) {
   const failedUntil = new WeakMap<RemoteConfig, number>();
+  // Told once per card object, like interfacesOfCard: not on every call (a reload drops a changed remote's card).
+  const told = new WeakSet<ValidCard>();
   return async (remote: RemoteConfig): Promise<readonly CardInterface[] | undefined> => {
     const until = failedUntil.get(remote);
     if (until !== undefined && now() < until) return undefined;
@@ -62,6 +70,10 @@ export function remoteCardInterfaces(cache: CardCache<ValidCard>, fetchCard: Fet
         () => loadRemoteCard(remote, fetchCard, AbortSignal.timeout(remote.timeouts.cardMs), CARD_VERSION),
         { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
       );
+      if (onCardLoaded && !told.has(cached.card)) {
+        told.add(cached.card);
+        onCardLoaded(remote.name, cached.card);
+      }
       return interfacesOfCard(cached.card);
     } catch {
       failedUntil.set(remote, now() + Math.min(FAILED_CARD_RETRY_MS, remote.timeouts.cardCacheTtlMs));

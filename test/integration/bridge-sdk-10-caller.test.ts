@@ -43,7 +43,11 @@ t.teardown(async () => {
 
 t.test('a 1.0 caller gets a 1.0 card (bridged from the 0.3 card), rewritten to the gateway', async (t) => {
   const card = (await (await fetch(`${gw.url}/remotes/found/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })).json()) as Record<string, unknown>;
-  t.same(card.supportedInterfaces, [{ url: `${gw.url}/remotes/found/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  // HTTP+JSON too: 1.0 REST callers are bridged on the call runner (test/integration/bridge-rest-caller.test.ts).
+  t.same(card.supportedInterfaces, [
+    { url: `${gw.url}/remotes/found/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: `${gw.url}/remotes/found`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ]);
   t.notOk(Object.hasOwn(card, 'url'), 'no 0.3 members');
   t.equal((card.capabilities as { extendedAgentCard?: boolean }).extendedAgentCard, true, 'supportsAuthenticatedExtendedCard moved into capabilities');
   const card03 = (await (await fetch(`${gw.url}/remotes/found/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
