@@ -56,7 +56,9 @@ export function outcomeOfEnvelope(normalized: Pick<Normalized, 'json' | 'outcome
  * a bare `5` or `[]` result is refused as the HTTP+JSON normalizer refuses it. Empty responses (a delete) mean nothing.
  */
 function notAMessage(call: A2ACall, value: unknown): string | undefined {
-  if (call.operation.responseType === 'google.protobuf.Empty' || isPlainObject(value)) return undefined;
+  // A 0.3 call is one the version bridge made: its result is translated next (and refused there if it is none); a
+  // 0.3 tasks/pushNotificationConfig/list result is an array.
+  if (call.generation === '0.3' || call.operation.responseType === 'google.protobuf.Empty' || isPlainObject(value)) return undefined;
   return `"result" is ${describeJsonValue(value)}`;
 }
 
