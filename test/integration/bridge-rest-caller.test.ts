@@ -11,6 +11,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import t from 'tap';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { ARTIFACT_TEXT, textOf } from '../support/sdk-agent.js';
 import { collect, eventKinds, isTask, loopbackOnlyFetch, taskIdOf, userMessage } from '../support/sdk-client.js';
 import { startSdk03Upstream, type Sdk03Upstream } from '../support/sdk03-upstream.js';
@@ -48,7 +49,9 @@ const text = (s: string) => ({ message: { messageId: `u-${Math.random().toString
 t.before(async () => {
   up = await startSdk03Upstream({ extendedCard: true });
   gw = await startGateway(
-    `server:\n  logLevel: info\nremotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n  pinned:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    versions: ["0.3"]\n`,
+    // Push notifications on: push configs go through the gateway's webhook, sealed for the remote's generation.
+    `server:\n  logLevel: info\n${await pushYaml()}remotes:\n  found:\n    url: ${up.url}\n    allowPrivateNetwork: true\n  pinned:\n    url: ${up.url}\n    allowPrivateNetwork: true\n    versions: ["0.3"]\n`,
+    { env: { PUSH_KEYS: newKey() } },
   );
   clients.found = await restClientThroughCard(`${gw.url}/remotes/found/`);
   clients.pinned = await restClientThroughCard(`${gw.url}/remotes/pinned/`);

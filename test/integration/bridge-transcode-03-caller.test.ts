@@ -8,6 +8,7 @@
  */
 import t from 'tap';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { newKey, pushYaml } from '../support/push-kit.js';
 import { startSdkRestUpstream, type SdkRestUpstream } from '../support/sdk-rest-upstream.js';
 
 let up: SdkRestUpstream;
@@ -29,7 +30,7 @@ interface Envelope {
 
 t.before(async () => {
   up = await startSdkRestUpstream();
-  gw = await startGateway(`server:\n  logLevel: info\nremotes:\n  rest10:\n    url: ${up.url}\n    binding: http+json\n    versions: ["1.0"]\n    allowPrivateNetwork: true\n`);
+  gw = await startGateway(`server:\n  logLevel: info\n${await pushYaml()}remotes:\n  rest10:\n    url: ${up.url}\n    binding: http+json\n    versions: ["1.0"]\n    allowPrivateNetwork: true\n`, { env: { PUSH_KEYS: newKey() } });
 });
 t.teardown(async () => {
   await gw?.close();
