@@ -6,7 +6,7 @@
  * and a remote that answers a streaming call with a single result.
  */
 import t, { type Test } from 'tap';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { createServer } from 'node:http';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 import { closeServer, listenOnLoopback, readBody, trackConnections } from '../support/servers.js';
@@ -17,14 +17,21 @@ import { newKey, pushYaml } from '../support/push-kit.js';
 
 type Transport = 'rest' | 'jsonrpc';
 
+/** Every URL the SDK client asked for, so a test can show which binding the client really spoke. */
+const requestedUrls: string[] = [];
+const recordingFetch: typeof fetch = (input, init) => {
+  requestedUrls.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  return loopbackOnlyFetch(input, init);
+};
+
 async function clientThroughCard(baseUrl: string, transport: Transport): Promise<Client> {
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [transport === 'rest' ? new RestTransportFactory({ fetchImpl: loopbackOnlyFetch }) : new JsonRpcTransportFactory({ fetchImpl: loopbackOnlyFetch })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl: loopbackOnlyFetch }),
-      clientConfig: { polling: true },
-    }),
-  );
+  // Only the transport under test: ClientFactoryOptions.createFrom(default, ...) would add the default JSON-RPC
+  // transport too, and the client would take whichever interface the card lists first.
+  const factory = new ClientFactory({
+    transports: [transport === 'rest' ? new RestTransportFactory({ fetchImpl: recordingFetch }) : new JsonRpcTransportFactory({ fetchImpl: recordingFetch })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: loopbackOnlyFetch }),
+    clientConfig: { polling: true },
+  });
   return factory.createFromUrl(baseUrl);
 }
 
@@ -47,6 +54,7 @@ ${extra}`;
 }
 
 async function roundTrip(t: Test, client: Client, gw: RunningGateway, label: string): Promise<void> {
+  requestedUrls.length = 0;
   const sent = await client.sendMessage(userMessage('hello'));
   t.match(sent, { parts: [{ content: { value: /hello/ } }] }, `${label}: SendMessage echo`);
 
@@ -90,6 +98,9 @@ async function roundTrip(t: Test, client: Client, gw: RunningGateway, label: str
 
   const calls = gw.logs.filter((l) => l.msg === 'call').map((l) => l.call as Record<string, unknown>);
   t.ok(calls.length >= 10, `${label}: one log line per call`);
+  const restPaths = requestedUrls.filter((u) => /\/message:(send|stream)$/.test(u));
+  if (label.startsWith('rest')) t.ok(restPaths.length >= 3, `${label}: the SDK client really spoke HTTP+JSON to the gateway`);
+  else t.equal(restPaths.length, 0, `${label}: the SDK client spoke JSON-RPC to the gateway`);
 }
 
 t.test('REST caller → REST remote (binding: http+json), through the gateway card', async (t) => {
