@@ -129,7 +129,7 @@ t.test('every unary peer either answers the bench call or is skipped with a reas
     for (const p of peers) if (!isSkipped(p)) await p.stop();
   });
   const ids = peers.map((p) => p.id);
-  t.same(ids.slice(0, 7), ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc', 'gateway-rest', 'gateway-workers-2']);
+  t.same(ids.slice(0, 8), ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc', 'gateway-rest', 'gateway-rest-rest', 'gateway-workers-2']);
   for (const id of ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc']) {
     const p = peers.find((x) => x.id === id)!;
     t.notOk(isSkipped(p), `${id} runs`);
