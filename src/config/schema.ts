@@ -262,6 +262,11 @@ export const ServerSchema = Type.Object(
     maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer GATEWAY_OVERLOADED while the event loop lags more than this (0 = off)' }),
     maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED' }),
     maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
+    workers: Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      description: 'processes serving callers (node:cluster; 1 = a single process). Per-process limits are divided among them (README: Several cores)',
+    }),
     grpc: GrpcServerSchema,
     push: PushServerFileSchema,
   },
