@@ -9,8 +9,8 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import { startPrimary } from './cluster/primary.js';
-import { startWorker, workerSlot, type RunningWorker } from './cluster/worker.js';
+import { workerSlot } from './cluster/messages.js';
+import type { RunningWorker } from './cluster/worker.js';
 import { stringify } from 'yaml';
 import { effectiveConfig } from './commands/effective-config.js';
 import { ConfigError } from './config/errors.js';
@@ -120,7 +120,8 @@ let running: { internalErrors: Counter<'where'>; log: Logger; stop: (why: string
  * server.workers > 1, in the primary: it serves no caller; it forks the workers and owns reload, drain,
  * replacing dead workers and /metrics (src/cluster/primary.ts).
  */
-function servePrimary(cli: CliOptions, config: GatewayConfig, text: string, logger: Logger): void {
+async function servePrimary(cli: CliOptions, config: GatewayConfig, text: string, logger: Logger): Promise<void> {
+  const { startPrimary } = await import('./cluster/primary.js');
   const primary = startPrimary({
     config,
     text,
@@ -158,6 +159,7 @@ async function serveWorker(cli: CliOptions): Promise<void> {
   process.on('SIGHUP', () => {});
   // A worker signalled on its own drains and exits; the primary replaces it.
   process.on('SIGTERM', () => stop('SIGTERM'));
+  const { startWorker } = await import('./cluster/worker.js');
   worker = await startWorker({ parse: (text) => withOverrides(parseChecked(text, cli.configPath), cli.port, cli.host) }, (why) => stop(why));
   running = { internalErrors: worker.gateway.metrics.internalErrors, log: worker.log, stop };
 }
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
     config = withOverrides(parseChecked(text, cli.configPath), cli.port, cli.host);
     logger = createLogger(config.server.logLevel);
     // server.workers: 1 (the default) runs no cluster code at all.
-    if (config.server.workers > 1) return servePrimary(cli, config, text, logger);
+    if (config.server.workers > 1) return await servePrimary(cli, config, text, logger);
     // Loaded only to serve: `check` and `schema` stay quick without Fastify, undici and the A2A schemas.
     const { createGateway } = await import('./server.js');
     gateway = await createGateway(config, { logger });

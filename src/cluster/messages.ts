@@ -46,3 +46,10 @@ export const isFromWorker = (message: unknown): message is FromWorker => isOurs(
 /** The environment the primary gives each worker: its slot (1..N, kept by a replacement) and N. */
 export const SLOT_ENV = 'A2A_EGRESS_WORKER_SLOT';
 export const WORKERS_ENV = 'A2A_EGRESS_WORKERS';
+
+/** Whether this process was forked by a primary of ours, and which slot it holds. */
+export function workerSlot(env: NodeJS.ProcessEnv): { readonly slot: number; readonly workers: number } | undefined {
+  const slot = Number(env[SLOT_ENV]);
+  const workers = Number(env[WORKERS_ENV]);
+  return Number.isInteger(slot) && slot >= 1 && Number.isInteger(workers) && workers >= slot ? { slot, workers } : undefined;
+}

@@ -19,7 +19,7 @@ import { CredentialError } from '../policy/credentials.js';
 import type { Gateway } from '../server.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { createLogger } from '../telemetry/logger.js';
-import { isToWorker, SLOT_ENV, WORKERS_ENV, type FromWorker, type ToWorker } from './messages.js';
+import { isToWorker, workerSlot, type FromWorker, type ToWorker } from './messages.js';
 
 /** How long a /metrics request waits for the primary's aggregate. */
 const EXPOSITION_TIMEOUT_MS = 5_000;
@@ -33,13 +33,6 @@ export interface RunningWorker {
   readonly gateway: Gateway;
   readonly log: Logger;
   readonly slot: number;
-}
-
-/** Whether this process was forked by a primary of ours (and which slot it holds). */
-export function workerSlot(env: NodeJS.ProcessEnv): { readonly slot: number; readonly workers: number } | undefined {
-  const slot = Number(env[SLOT_ENV]);
-  const workers = Number(env[WORKERS_ENV]);
-  return Number.isInteger(slot) && slot >= 1 && Number.isInteger(workers) && workers >= slot ? { slot, workers } : undefined;
 }
 
 const send = (message: FromWorker) => process.send?.(message);
