@@ -15,11 +15,15 @@ import t from 'tap';
 import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, writeTempConfig, type SpawnedGateway } from '../support/gateway.js';
+import { sdkGrpcClientFromBaseUrl } from '../support/grpc-gateway.js';
 import { sampleValue } from '../support/ops-gateway.js';
+import { replyText, sendText } from '../support/sdk-client.js';
+import { startSdkUpstream, type SdkUpstream } from '../support/sdk-upstream.js';
 
 t.setTimeout(120_000);
 
 let upstream: HeldUpstream;
+let agent: SdkUpstream;
 let gw: SpawnedGateway;
 let url: string;
 let file: string;
@@ -41,6 +45,10 @@ remotes:
   rated:
     url: ${upstream.url}/ok
     rateLimit: { perSecond: 0.001, burst: 4 }
+  # A remote with a gRPC listener of its own, shared by the workers like the HTTP one.
+  agent:
+    url: ${agent.url}
+    grpc: { listen: { port: 0 } }
 `;
 
 const lines = (): Record<string, unknown>[] =>
@@ -67,20 +75,20 @@ const workerOf = async (requestId: string) => (await waitForLine(`call ${request
 const freshCall = (remote: string, id: string) => rpc(`${url}/remotes/${remote}`, rpcRequest('GetTask', id, { id: 'task-1' }), { connection: 'close', 'x-request-id': id });
 
 t.before(async () => {
-  upstream = await startHeldUpstream();
+  [upstream, agent] = await Promise.all([startHeldUpstream(), startSdkUpstream()]);
   file = writeTempConfig(config());
   gw = spawnGatewayCli(['--config', file]);
   url = await gw.url;
 });
 t.teardown(async () => {
   gw.child.kill('SIGKILL');
-  await upstream.close();
+  await Promise.all([upstream.close(), agent.close()]);
 });
 
 t.test('the primary logs one listening line naming the workers; each worker says it listens', async (t) => {
   const listening = lines().filter((l) => l.msg === 'a2a-egress listening');
   t.equal(listening.length, 1, 'one listening line, from the primary');
-  t.match(listening[0], { address: url, workers: 2, remotes: ['held', 'quick', 'rated'] });
+  t.match(listening[0], { address: url, workers: 2, remotes: ['held', 'quick', 'rated', 'agent'] });
   const workers = lines().filter((l) => l.msg === 'worker listening');
   t.same(workers.map((l) => l.worker).sort(), [1, 2]);
   t.not(workers[0]!.pid, workers[1]!.pid, 'two processes');
@@ -175,6 +183,18 @@ t.test('a worker killed with SIGKILL is replaced, and the replacement serves', a
   t.same([...served].sort(), [1, 2], 'the replacement takes calls');
   const metrics = await (await request(`${url}/metrics`, { headers: { connection: 'close' } })).body.text();
   t.equal(sampleValue(metrics, 'a2a_egress_worker_restarts_total', {}), 1);
+});
+
+t.test('gRPC: every worker binds the remote’s own gRPC listener on one shared port, which serves gRPC callers', async (t) => {
+  const listening = lines().find((l) => l.msg === 'a2a-egress listening') as { grpcAddresses: { remotes: Record<string, string> } };
+  const target = listening.grpcAddresses.remotes.agent!;
+  t.match(target, /^127\.0\.0\.1:\d+$/);
+  const bound = lines().filter((l) => l.msg === 'gRPC listener bound' && l.grpcAddress === target);
+  t.same([...new Set(bound.map((l) => l.worker))].sort(), [1, 2], 'both workers (and the replacement) bound it');
+  const client = await sdkGrpcClientFromBaseUrl(`${url}/remotes/agent/`);
+  t.equal(replyText(await sendText(client, 'over grpc')), 'echo: over grpc');
+  const line = await waitForLine('gRPC call', (l) => (l.call as { binding?: string } | undefined)?.binding === 'grpc');
+  t.match(line, { call: { remote: 'agent', method: 'SendMessage', outcome: 'ok' } });
 });
 
 t.test('SIGTERM: both workers finish their in-flight calls, then the gateway exits 0', async (t) => {
