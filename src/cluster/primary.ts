@@ -58,6 +58,8 @@ export function startPrimary(opts: PrimaryOptions): Primary {
   let currentText = opts.text;
   const slots = new Map<Worker, number>();
   const listening = new Set<Worker>();
+  // Workers whose message listener is in place (they said hello): a message sent before it would be lost.
+  const greeted = new Set<Worker>();
   let started = false;
   let stopping = false;
   let exitCode = 0;
@@ -78,7 +80,8 @@ export function startPrimary(opts: PrimaryOptions): Primary {
   const onMessage = (worker: Worker, slot: number, message: FromWorker) => {
     switch (message.type) {
       case 'a2a-egress:hello':
-        worker.send({ type: 'a2a-egress:config', start: startText, current: currentText });
+        greeted.add(worker);
+        worker.send(stopping ? { type: 'a2a-egress:drain' } : { type: 'a2a-egress:config', start: startText, current: currentText });
         return;
       case 'a2a-egress:listening':
         listening.add(worker);
@@ -121,6 +124,7 @@ export function startPrimary(opts: PrimaryOptions): Primary {
   const onExit = (worker: Worker, slot: number, code: number | null, signal: string | null) => {
     slots.delete(worker);
     listening.delete(worker);
+    greeted.delete(worker);
     metrics.workers.set(listening.size);
     const gone = { worker: slot, pid: worker.process.pid, code, signal };
     if (stopping) {
@@ -158,7 +162,8 @@ export function startPrimary(opts: PrimaryOptions): Primary {
       if (problems.length > 0) throw new ConfigError(problems.join('\n'), problems);
       current = plan.config;
       currentText = text;
-      for (const worker of alive()) if (worker.isConnected()) worker.send({ type: 'a2a-egress:reload', text });
+      // A worker not yet greeted gets the text in force with its config.
+      for (const worker of greeted) if (worker.isConnected()) worker.send({ type: 'a2a-egress:reload', text });
       log.level = next.server.logLevel;
       log[plan.restartNeeded.length > 0 ? 'warn' : 'info']({ why, remotes: [...next.remotes.keys()], restartNeeded: plan.restartNeeded }, 'config reloaded');
     } catch (err) {
@@ -177,7 +182,8 @@ export function startPrimary(opts: PrimaryOptions): Primary {
     const drainMs = current.server.drainMs;
     log.info({ signal: why, drainMs, workers: slots.size }, 'shutting down');
     if (slots.size === 0) return finish(exitCode);
-    for (const worker of alive()) if (worker.isConnected()) worker.send({ type: 'a2a-egress:drain' });
+    // A worker that has not said hello yet gets the drain in answer to it.
+    for (const worker of greeted) if (worker.isConnected()) worker.send({ type: 'a2a-egress:drain' });
     // Bounded: a worker stuck past its own drain is killed (and the exit code says so).
     setTimeout(() => {
       for (const worker of alive()) {

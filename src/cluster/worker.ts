@@ -47,8 +47,13 @@ export async function startWorker(opts: WorkerOptions, onDrain: (why: string) =>
   let gotConfig: (message: Extract<ToWorker, { type: 'a2a-egress:config' }>) => void = () => {};
   const firstConfig = new Promise<Extract<ToWorker, { type: 'a2a-egress:config' }>>((resolve) => (gotConfig = resolve));
 
+  // A reload that arrives while the gateway is being built is applied once it is.
+  let reloadedMeanwhile: string | undefined;
   const reload = (text: string) => {
-    if (!running) return;
+    if (!running) {
+      reloadedMeanwhile = text;
+      return;
+    }
     try {
       running.gateway.reload(share(opts.parse(text)));
     } catch (err) {
@@ -106,7 +111,8 @@ export async function startWorker(opts: WorkerOptions, onDrain: (why: string) =>
   const gateway = await createGateway(share(initial), { logger: log, pushListener: slot === 1, metricsExposition: exposition });
   running = { gateway, log, slot };
   // A replacement forked after reloads: start-up keys from the start text, the rest from the text in force.
-  if (current !== start) reload(current);
+  const inForce = reloadedMeanwhile ?? current;
+  if (inForce !== start) reload(inForce);
   const listen = await gateway.listen();
   send({ type: 'a2a-egress:listening', listen });
   return running;
