@@ -5,13 +5,15 @@
  * them (the held upstream counts what is in flight at it); an in-process
  * rate bucket holds across them; /metrics is every worker's, summed; a
  * reload is checked and logged once by the primary, which names
- * server.workers as needing a restart; a worker killed with SIGKILL is
- * replaced; SIGTERM drains the workers' in-flight calls and exits 0.
+ * server.workers as needing a restart, and every worker applies it; a
+ * worker killed with SIGKILL is replaced by one on the config in force; the
+ * remote's own gRPC listener is shared too; SIGTERM drains the workers'
+ * in-flight calls and exits 0.
  * One gateway for the whole file (three processes cost real CPU on a shared
  * machine); the subtests run in order and the last one stops it.
  */
 import { writeFileSync } from 'node:fs';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, writeTempConfig, type SpawnedGateway } from '../support/gateway.js';
@@ -28,7 +30,7 @@ let gw: SpawnedGateway;
 let url: string;
 let file: string;
 
-const config = (server = 'workers: 2', heldLimits = 'maxConcurrent: 4, maxQueued: 100') => `
+const config = (server = 'workers: 2', more = '') => `
 server: { host: 127.0.0.1, port: 0, ${server}, drainMs: 20000, maxEventLoopDelayMs: 0 }
 defaults:
   allowPrivateNetwork: true
@@ -37,7 +39,7 @@ defaults:
 remotes:
   held:
     url: ${upstream.url}/hold
-    limits: { ${heldLimits} }
+    limits: { maxConcurrent: 4, maxQueued: 100 }
     timeouts: { queueTimeoutMs: 60000, totalMs: 60000, headersMs: 60000 }
   quick:
     url: ${upstream.url}/ok
@@ -49,7 +51,7 @@ remotes:
   agent:
     url: ${agent.url}
     grpc: { listen: { port: 0 } }
-`;
+${more}`;
 
 const lines = (): Record<string, unknown>[] =>
   gw
@@ -153,8 +155,21 @@ t.test('/metrics on the caller port is every worker\'s, aggregated, whichever wo
   }
 });
 
-t.test('a reload is checked and logged by the primary; changing server.workers needs a restart', async (t) => {
-  writeFileSync(file, config('workers: 3'));
+/** A remote a reload adds (every worker must serve it, a replacement forked later too). */
+const late = () => `  late:\n    url: ${upstream.url}/ok\n`;
+
+/** Calls `remote` on fresh connections until both workers have answered; every call must succeed. */
+async function bothWorkersServe(t: Test, remote: string, tag: string): Promise<void> {
+  const served = new Set<unknown>();
+  for (let i = 0; i < 6; i++) {
+    t.equal(reasonOf(await freshCall(remote, `${tag}-${i}`)), undefined, `${remote} call ${i}`);
+    served.add(await workerOf(`${tag}-${i}`));
+  }
+  t.same([...served].sort(), [1, 2], `both workers serve ${remote}`);
+}
+
+t.test('a reload is checked and logged by the primary, applied by every worker; changing server.workers needs a restart', async (t) => {
+  writeFileSync(file, config('workers: 3', late()));
   gw.child.kill('SIGHUP');
   const line = await waitForLine('config reloaded', (l) => l.msg === 'config reloaded');
   t.match(line, { level: 40, why: 'SIGHUP', restartNeeded: ['server.workers'] }, 'warns, naming the key');
@@ -164,23 +179,18 @@ t.test('a reload is checked and logged by the primary; changing server.workers n
   const refused = await waitForLine('reload refused', (l) => l.msg === 'config reload failed; keeping the previous config');
   t.match(refused.problem, /server\.maxConnections: 1 cannot be divided among server\.workers \(2\)/);
   writeFileSync(file, config());
-  const reply = await freshCall('quick', 'after-reload');
-  t.equal(reasonOf(reply), undefined, 'still serving on the config in force');
+  await bothWorkersServe(t, 'late', 'late');
 });
 
-t.test('a worker killed with SIGKILL is replaced, and the replacement serves', async (t) => {
+t.test('a worker killed with SIGKILL is replaced; the replacement serves, on the config in force (the remote a reload added)', async (t) => {
   const victim = lines().find((l) => l.msg === 'worker listening' && l.worker === 2)!;
   process.kill(victim.pid as number, 'SIGKILL');
   const died = await waitForLine('worker died', (l) => l.msg === 'worker died; starting a replacement');
   t.match(died, { worker: 2, pid: victim.pid, signal: 'SIGKILL' });
   const replaced = await waitForLine('replacement', (l) => l.msg === 'worker listening' && l.worker === 2 && l.pid !== victim.pid);
   t.ok(replaced.pid, 'a new process holds slot 2');
-  const served = new Set<unknown>();
-  for (let i = 0; i < 6; i++) {
-    t.equal(reasonOf(await freshCall('quick', `replaced-${i}`)), undefined);
-    served.add(await workerOf(`replaced-${i}`));
-  }
-  t.same([...served].sort(), [1, 2], 'the replacement takes calls');
+  // The remote the reload added: the replacement runs the config in force, not the one the gateway started with.
+  await bothWorkersServe(t, 'late', 'replaced');
   const metrics = await (await request(`${url}/metrics`, { headers: { connection: 'close' } })).body.text();
   t.equal(sampleValue(metrics, 'a2a_egress_worker_restarts_total', {}), 1);
 });
@@ -208,5 +218,6 @@ t.test('SIGTERM: both workers finish their in-flight calls, then the gateway exi
   upstream.release();
   const replies = await Promise.all(calls);
   t.same(replies.map((r) => reasonOf(r) ?? 'ok'), ['ok', 'ok'], 'the in-flight calls were answered');
+  t.same([await workerOf('drain-1'), await workerOf('drain-2')].sort(), [1, 2], 'one call in each worker');
   t.equal(await gw.exited, 0);
 });
