@@ -5,14 +5,18 @@
  * a2a-egress schema                                      print the config's JSON Schema
  * The only module that reads argv, handles signals and calls process.exit.
  */
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
+import { workerSlot } from './cluster/messages.js';
+import type { RunningWorker } from './cluster/worker.js';
 import { stringify } from 'yaml';
 import { effectiveConfig } from './commands/effective-config.js';
 import { ConfigError } from './config/errors.js';
 import { configJsonSchemaText } from './config/json-schema.js';
 import { callerPort, configPath, PortError } from './config/listen.js';
-import { loadConfigFile } from './config/load.js';
+import { loadConfigFile, parseConfig, readConfigText } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { watchConfigFile } from './config/watch.js';
 import { CredentialError } from './policy/credentials.js';
@@ -39,6 +43,7 @@ const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR] [--wat
 
 /** Loads the file and checks the secrets it names in this process's environment. */
 const loadChecked = (path: string): GatewayConfig => loadConfigFile(path, { env: process.env });
+const parseChecked = (text: string, path: string): GatewayConfig => parseConfig(text, path, { env: process.env });
 
 const isUsageError = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
 
@@ -109,7 +114,55 @@ function withOverrides(config: GatewayConfig, portArg?: string, host?: string): 
 }
 
 /** Set once the gateway runs: the process-level handlers below report through it. */
-let running: { gateway: Gateway; log: Logger; stop: (why: string, exitCode: number) => void } | undefined;
+let running: { internalErrors: Counter<'where'>; log: Logger; stop: (why: string, exitCode: number) => void } | undefined;
+
+/**
+ * server.workers > 1, in the primary: it serves no caller; it forks the workers and owns reload, drain,
+ * replacing dead workers and /metrics (src/cluster/primary.ts).
+ */
+async function servePrimary(cli: CliOptions, config: GatewayConfig, text: string, logger: Logger): Promise<void> {
+  const { startPrimary } = await import('./cluster/primary.js');
+  const primary = startPrimary({
+    config,
+    text,
+    logger,
+    load: () => {
+      const next = readConfigText(cli.configPath);
+      return { text: next, config: withOverrides(parseChecked(next, cli.configPath), cli.port, cli.host) };
+    },
+  });
+  process.on('SIGHUP', () => primary.reload('SIGHUP'));
+  if (cli.watchConfig) watchConfigFile(cli.configPath, () => primary.reload('file changed'));
+  const stop = (why: string, exitCode = 0) => primary.stop(why, exitCode);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  void primary.exited.then((code) => process.exit(code));
+  running = { internalErrors: primary.metrics.gateway.internalErrors, log: logger, stop };
+}
+
+/** A worker forked by the primary: it serves callers on the config the primary sends (src/cluster/worker.ts). */
+async function serveWorker(cli: CliOptions): Promise<void> {
+  let worker: RunningWorker | undefined;
+  let stopping = false;
+  const stop = (why: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    if (!worker) process.exit(exitCode);
+    worker.log.info({ signal: why, drainMs: worker.gateway.config().server.drainMs }, 'shutting down');
+    worker.gateway.close().then(
+      () => process.exit(exitCode),
+      () => process.exit(1),
+    );
+  };
+  // The primary directs reloads and drains; Ctrl-C and a hangup reach the whole process group, the primary included.
+  process.on('SIGINT', () => {});
+  process.on('SIGHUP', () => {});
+  // A worker signalled on its own drains and exits; the primary replaces it.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const { startWorker } = await import('./cluster/worker.js');
+  worker = await startWorker({ parse: (text) => withOverrides(parseChecked(text, cli.configPath), cli.port, cli.host) }, (why) => stop(why));
+  running = { internalErrors: worker.gateway.metrics.internalErrors, log: worker.log, stop };
+}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -124,8 +177,12 @@ async function main(): Promise<void> {
   let logger: Logger;
   try {
     cli = parseCli(argv);
-    config = withOverrides(loadChecked(cli.configPath), cli.port, cli.host);
+    if (cluster.isWorker && workerSlot(process.env)) return await serveWorker(cli);
+    const text = readConfigText(cli.configPath);
+    config = withOverrides(parseChecked(text, cli.configPath), cli.port, cli.host);
     logger = createLogger(config.server.logLevel);
+    // server.workers: 1 (the default) runs no cluster code at all.
+    if (config.server.workers > 1) return await servePrimary(cli, config, text, logger);
     // Loaded only to serve: `check` and `schema` stay quick without Fastify, undici and the A2A schemas.
     const { createGateway } = await import('./server.js');
     gateway = await createGateway(config, { logger });
@@ -169,13 +226,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  running = { gateway, log, stop };
+  running = { internalErrors: gateway.metrics.internalErrors, log, stop };
 }
 
 // A rejected promise nobody awaited leaves no state half-changed: log it (message and stack) and keep serving.
 process.on('unhandledRejection', (reason) => {
   if (!running) return void process.stderr.write(`a2a-egress: unhandled rejection: ${JSON.stringify(describeInternal(reason))}\n`);
-  reportInternalError(running.log, running.gateway.metrics.internalErrors, 'process', reason, { event: 'unhandledRejection' });
+  reportInternalError(running.log, running.internalErrors, 'process', reason, { event: 'unhandledRejection' });
 });
 
 // After an uncaught exception the process state is unknown (Node's own advice is not to resume):
@@ -185,7 +242,7 @@ process.on('uncaughtException', (err) => {
     process.stderr.write(`a2a-egress: uncaught exception: ${JSON.stringify(describeInternal(err))}\n`);
     process.exit(1);
   }
-  reportInternalError(running.log, running.gateway.metrics.internalErrors, 'process', err, { event: 'uncaughtException' });
+  reportInternalError(running.log, running.internalErrors, 'process', err, { event: 'uncaughtException' });
   running.stop('uncaughtException', 1);
 });
 

@@ -48,6 +48,10 @@ export interface GatewayOptions {
   readonly processMetrics?: boolean;
   /** Telemetry to use instead of the one `telemetry.traces` describes (embedders with their own exporter). */
   readonly telemetry?: Telemetry;
+  /** Whether this process binds the push webhook listener (`server.push`); default true. Workers 2..N do not (src/cluster/). */
+  readonly pushListener?: boolean;
+  /** The text /metrics serves, instead of this process's registry (a cluster worker asks the primary for every worker's). */
+  readonly metricsExposition?: () => Promise<string>;
 }
 
 export interface Gateway {
@@ -215,7 +219,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   });
   // The webhook listener binds with the gateway (ready() runs inside listen(), and a failure to bind fails it).
   app.addHook('onReady', async () => {
-    if (!pushSettings) return;
+    if (!pushSettings || options.pushListener === false) return;
     pushListener = await startPushListener({
       settings: pushSettings,
       remote: (name) => {
@@ -283,6 +287,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     ready: () => ready && !shutdown.signal.aborted,
     remoteState: (name: string) => runtimes.get(name)?.state() ?? {},
     version: VERSION,
+    ...(options.metricsExposition ? { exposition: options.metricsExposition } : {}),
   };
   let ops: FastifyInstance | undefined;
   if (server.opsPort !== undefined) {

@@ -14,6 +14,8 @@ export const builtinServer: ServerConfig = {
   maxHeapUsedBytes: 0,
   maxBufferedBytes: 33_554_432,
   trustProxy: false,
+  // One process: no cluster code runs at all.
+  workers: 1,
 };
 
 /** A remote's own listener binds loopback unless told otherwise, like the shared one. */

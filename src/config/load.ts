@@ -16,6 +16,7 @@ import { GrpcTargetError, parseGrpcTarget } from '../bindings/grpc/target.js';
 import { secretProblems, type Env } from './secrets.js';
 import { nearestKey } from './suggest.js';
 import { PushConfigError, resolvePushConfig } from '../push/config.js';
+import { workerShareProblems } from './worker-share.js';
 import { resolveTraces } from '../telemetry/config.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
@@ -35,14 +36,17 @@ export interface ParseOptions {
 }
 
 export function loadConfigFile(path: string, options: ParseOptions = {}): GatewayConfig {
-  let text: string;
+  return parseConfig(readConfigText(path), path, options);
+}
+
+/** The config file's text (a ConfigError when it cannot be read); with server.workers > 1 the primary hands it to the workers. */
+export function readConfigText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
     throw new ConfigError(`cannot read config file ${path}: ${code}`);
   }
-  return parseConfig(text, path, options);
 }
 
 /** Parses and validates config text; `source` names it in messages. */
@@ -125,6 +129,9 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
       }),
   );
   if (tooBig.length > 0) throw new ConfigError(tooBig.join('\n'), tooBig);
+  // server.workers > 1: every worker must get a share of each divided limit (src/config/worker-share.ts).
+  const unshared = workerShareProblems(resolved).map((problem) => `${where(doc, lines, source, ['server', 'workers'])}: ${problem}`);
+  if (unshared.length > 0) throw new ConfigError(unshared.join('\n'), unshared);
   return resolved;
 }
 

@@ -21,6 +21,8 @@ export const RESTART_KEYS: readonly string[] = Object.freeze([
   // gRPC listeners (grpc-js binds its credentials with the port): the whole server.grpc, a remote's own gRPC port.
   'server.grpc',
   'remotes.<name>.grpc.listen',
+  // The number of worker processes is fixed when the primary forks them.
+  'server.workers',
 ]);
 
 /** 'restart' for keys a reload leaves as started, 'live' for every other key (what the README table shows). */
@@ -41,11 +43,13 @@ export function planReload(current: GatewayConfig, next: GatewayConfig): ReloadP
   const restartNeeded = (['host', 'port', 'opsPort'] as const).filter((name) => next.server[name] !== before[name]).map((name) => `server.${name}`);
   if (!sameJson(next.server.grpc, before.grpc)) restartNeeded.push('server.grpc');
   if (!sameJson(next.server.push, before.push)) restartNeeded.push('server.push');
+  if (next.server.workers !== before.workers) restartNeeded.push('server.workers');
   if (!sameJson(next.telemetry, current.telemetry)) restartNeeded.push('telemetry');
   const server = {
     ...rest,
     host: before.host,
     port: before.port,
+    workers: before.workers,
     ...(before.opsPort !== undefined ? { opsPort: before.opsPort } : {}),
     ...(before.grpc !== undefined ? { grpc: before.grpc } : {}),
     ...(before.push !== undefined ? { push: before.push } : {}),

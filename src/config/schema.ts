@@ -47,8 +47,8 @@ export const LimitsSchema = Type.Object(
     maxStreamBytes: bytes(64, 64 * GiB, 'a whole SSE stream'),
     maxStreamEvents: Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'events in one stream' }),
     maxCardBytes: bytes(64, 16 * MiB, 'decoded agent card body'),
-    maxConcurrent: Type.Integer({ minimum: 1, maximum: 100_000, description: 'calls in flight to this remote (streams included)' }),
-    maxQueued: Type.Integer({ minimum: 0, maximum: 100_000, description: 'calls waiting for a slot; one more is OVERLOADED at once' }),
+    maxConcurrent: Type.Integer({ minimum: 1, maximum: 100_000, description: 'calls in flight to this remote (streams included); divided among server.workers' }),
+    maxQueued: Type.Integer({ minimum: 0, maximum: 100_000, description: 'calls waiting for a slot; one more is OVERLOADED at once; divided among server.workers' }),
     maxCardTextBytes: bytes(16, 64 * KiB, 'each agent card text (name, descriptions, ...) after sanitizing (UTF-8 bytes)'),
     validateResults: Type.Boolean({ description: 'check each result (and stream event) against the A2A schema; an invalid one becomes -32006 INVALID_RESULT' }),
   },
@@ -78,8 +78,8 @@ export const RateLimitStoreSchema = Type.Object(
 
 export const RateLimitSchema = Type.Object(
   {
-    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'sustained calls per second (token refill rate)' }),
-    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'bucket size: calls allowed at once after a quiet period' }),
+    perSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'sustained calls per second (token refill rate); without a store, divided among server.workers' }),
+    burst: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'bucket size: calls allowed at once after a quiet period; without a store, divided among server.workers' }),
     store: Type.Optional(RateLimitStoreSchema),
   },
   { additionalProperties: false },
@@ -87,7 +87,7 @@ export const RateLimitSchema = Type.Object(
 
 export const CircuitBreakerSchema = Type.Object(
   {
-    failureThreshold: Type.Integer({ minimum: 1, maximum: 10_000, description: 'consecutive transport failures or 5xx that open the circuit' }),
+    failureThreshold: Type.Integer({ minimum: 1, maximum: 10_000, description: 'consecutive transport failures or 5xx that open the circuit (each worker of server.workers has its own breaker, opening at ceil(threshold / workers))' }),
     windowMs: ms(24 * HOUR, 'the failures must fall within this window'),
     cooldownMs: ms(24 * HOUR, 'how long an open circuit fails fast before one probe is let through'),
   },
@@ -108,7 +108,7 @@ const PolicyProperties = {
   rateLimit: RateLimitSchema,
   circuitBreaker: Type.Partial(CircuitBreakerSchema),
   retries: Type.Partial(RetrySchema),
-  maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, description: 'sockets in the pool to this remote' }),
+  maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, description: 'sockets in the pool to this remote; divided among server.workers (at least 1 each)' }),
   forwardHeaders: Type.Array(Type.String({ pattern: '^[a-z0-9!#$%&\'*+.^_`|~-]+$', maxLength: 128 }), {
     maxItems: 64,
     uniqueItems: true,
@@ -256,12 +256,17 @@ export const ServerSchema = Type.Object(
     ),
     trustProxy: Type.Boolean({ description: 'believe X-Forwarded-Proto/Host when building URLs for callers' }),
     auth: CallerAuthSchema,
-    maxConnections: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'caller sockets accepted at once' }),
+    maxConnections: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'caller sockets accepted at once; divided among server.workers' }),
     maxRequestsPerSocket: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'requests per caller keep-alive socket (0 = unlimited)' }),
     requestTimeoutMs: Type.Integer({ minimum: 0, maximum: 24 * HOUR, description: 'time a caller may take to send its whole request (0 = off)' }),
     maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 60_000, description: 'answer GATEWAY_OVERLOADED while the event loop lags more than this (0 = off)' }),
-    maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED' }),
+    maxBufferedBytes: Type.Integer({ minimum: 1 * MiB, maximum: 64 * GiB, description: 'bytes held for all remotes together (bodies being read, events being assembled); past it a call gets GATEWAY_OVERLOADED; divided among server.workers' }),
     maxHeapUsedBytes: Type.Integer({ minimum: 0, maximum: 64 * GiB, description: 'answer GATEWAY_OVERLOADED while the heap is larger than this (0 = off)' }),
+    workers: Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      description: 'processes serving callers (node:cluster; 1 = a single process). Per-process limits are divided among them (README: Several cores)',
+    }),
     grpc: GrpcServerSchema,
     push: PushServerFileSchema,
   },

@@ -193,7 +193,8 @@ export async function startPushListener(deps: PushListenerDeps): Promise<PushLis
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
+    // exclusive: a cluster worker binds it itself, not through the primary's shared sockets (only worker 1 runs it).
+    server.listen({ port: settings.port, host: settings.host, exclusive: true }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -16,6 +16,8 @@ export interface OpsRouteOptions {
   /** Per-remote live state for `/readyz?detail=1` (breaker, in flight...). Never secrets. */
   readonly remoteState: (name: string) => Record<string, unknown>;
   readonly version: string;
+  /** The exposition text to serve instead of `metrics.registry`'s (with server.workers > 1: every worker's, aggregated). */
+  readonly exposition?: () => Promise<string>;
 }
 
 export async function opsRoutes(app: FastifyInstance, opts: OpsRouteOptions): Promise<void> {
@@ -32,7 +34,7 @@ export async function opsRoutes(app: FastifyInstance, opts: OpsRouteOptions): Pr
   });
 
   app.get('/metrics', async (_req, reply) => {
-    const text = await opts.metrics.registry.metrics();
+    const text = await (opts.exposition ?? (() => opts.metrics.registry.metrics()))();
     return reply.header('content-type', opts.metrics.registry.contentType).header('cache-control', 'no-store').send(text);
   });
 }

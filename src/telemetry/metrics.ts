@@ -80,6 +80,8 @@ export class GatewayMetrics {
     name: 'a2a_egress_circuit_state',
     help: 'Circuit breaker state per remote: 0 closed, 1 half-open, 2 open',
     labelNames: ['remote'] as const,
+    // server.workers > 1: the worst worker's state (summing states would mean nothing).
+    aggregator: 'max',
     registers: [this.registry],
   });
 
@@ -95,6 +97,8 @@ export class GatewayMetrics {
     name: 'a2a_egress_config_reloads_total',
     help: 'Config reload attempts by result (ok, invalid)',
     labelNames: ['result'] as const,
+    // server.workers > 1: every worker applies each reload; count it once.
+    aggregator: 'max',
     registers: [this.registry],
   });
 

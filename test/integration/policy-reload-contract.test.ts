@@ -61,7 +61,7 @@ const call = (url: string, remote: string, path: string, id: string, headers: Re
   rpc(`${url}/remotes/${remote}/${path}`, rpcRequest('GetTask', id, { id: 'task-1' }), headers);
 
 t.test('the contract: every server key is live except the listen addresses (the push and gRPC listeners’ included) and the trace exporter', async (t) => {
-  t.same(RESTART_KEYS, ['server.host', 'server.port', 'server.opsPort', 'server.push', 'remotes.<name>.listen', 'telemetry', 'server.grpc', 'remotes.<name>.grpc.listen']);
+  t.same(RESTART_KEYS, ['server.host', 'server.port', 'server.opsPort', 'server.push', 'remotes.<name>.listen', 'telemetry', 'server.grpc', 'remotes.<name>.grpc.listen', 'server.workers']);
   t.equal(reloadEffect('server.grpc.tls.certFile'), 'restart');
   t.equal(reloadEffect('remotes.<name>.grpc.listen.port'), 'restart');
   t.equal(reloadEffect('remotes.<name>.grpc.target'), 'live', 'the remote’s gRPC endpoint changes on reload');
@@ -69,7 +69,7 @@ t.test('the contract: every server key is live except the listen addresses (the 
   t.equal(reloadEffect('server.push.delivery.maxAttempts'), 'restart');
   t.equal(reloadEffect('telemetry.traces.endpoint'), 'restart');
   for (const key of Object.keys(ServerSchema.properties)) {
-    t.equal(reloadEffect(`server.${key}`), ['host', 'port', 'opsPort', 'grpc', 'push'].includes(key) ? 'restart' : 'live', `server.${key}`);
+    t.equal(reloadEffect(`server.${key}`), ['host', 'port', 'opsPort', 'grpc', 'push', 'workers'].includes(key) ? 'restart' : 'live', `server.${key}`);
   }
   t.equal(reloadEffect('limits.maxResponseBytes'), 'live');
 });
