@@ -22,7 +22,8 @@ import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { tracedAttempt } from '../telemetry/call-trace.js';
 import type { CallTelemetry } from '../telemetry/tracing.js';
-import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { CallAbort } from '../upstream/call-abort.js';
+import { BREAKER_FAILURES, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { headerValue, readCappedBody } from '../upstream/read-body.js';
 import type { A2ACall } from './call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
@@ -165,37 +166,36 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
   const built = codec.request(call, target.base);
   if (!built.ok) return { outcome: built.error, headers: {} };
 
-  const controller = new AbortController();
+  // One abort point: the total and headers deadlines (shared timer queues), the caller leaving, the drain's end.
+  const abort = new CallAbort();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
-  const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  abort.startTotal(remote.timeouts.totalMs);
   const onCallerClose = () => {
-    if (!out.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+    if (!out.writableFinished) abort.abort('CALLER_CLOSED');
   };
   out.once('close', onCallerClose);
-  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+  abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
-  let headersDeadline: NodeJS.Timeout | undefined;
   const lease = ctx.budget.lease();
   let result: RunResult;
   let verdict: 'success' | 'failure' | 'none' = 'none';
   try {
-    release = await runtime.admit(controller.signal);
+    release = await runtime.admit(abort.signal);
     const headers = upstreamHeadersOf(env, target, built.request, false);
     const upstreamStarted = performance.now();
-    headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
+    abort.startHeaders(remote.timeouts.headersMs);
     log.attempts = 0;
     const attempt = () => {
       log.attempts = (log.attempts ?? 0) + 1;
       const upstream = { n: log.attempts, url: () => new URL(built.request.path, target.base), headers, binding: target.codec.binding, method: built.request.method };
-      return tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, controller.signal));
+      return tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, abort.signal));
     };
     const res =
       call.operation.readOnly && remote.retries.attempts > 1
-        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: controller.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
+        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: abort.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
         : await attempt();
-    clearTimeout(headersDeadline);
+    abort.stopHeaders();
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
@@ -214,10 +214,8 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
       result = { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} };
     }
   } finally {
-    clearTimeout(deadline);
-    clearTimeout(headersDeadline);
+    abort.finish();
     out.off('close', onCallerClose);
-    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }
