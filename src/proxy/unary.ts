@@ -17,12 +17,12 @@ import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { answerOf } from '../upstream/read-body.js';
+import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { BREAKER_FAILURES, RETRYABLE, breakerVerdictOf, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
-import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 
 export type { ResultRewrite } from './upstream-reply.js';
@@ -56,7 +56,8 @@ export async function unaryCall(
   let responseHeaders: Record<string, string> = {};
   let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
   try {
-    release = await runtime.admit(abort.signal);
+    // The signal is made only if the call has to wait in the concurrency queue.
+    release = await runtime.admit(() => abort.signal);
     const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
     const upstreamStarted = performance.now();
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
@@ -67,7 +68,7 @@ export async function unaryCall(
       log.attempts = (log.attempts ?? 0) + 1;
       const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
       return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
-        sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: false, signal: abort.signal }),
+        sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
       );
     };
     // Only read-only methods are ever retried; the rest take the direct path.
@@ -89,7 +90,7 @@ export async function unaryCall(
       responseHeaders = kept.headers;
       if (kept.count > 0) log.redactions = kept.count;
     }
-    normalized = await normalizeUpstreamReply(request, answerOf(res, remote.limits.maxResponseBytes, lease), { remote, call, caller, redactor, onInternalError }, rewriteResult);
+    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, rewriteResult);
     if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
