@@ -9,7 +9,7 @@
  * log fields. It never sees a wire format: the codec does, and the caller's
  * codec writes what it returns. No Fastify here.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { checkResult } from '../a2a/result-validate.js';
 import type { RemoteConfig } from '../config/schema.js';
@@ -22,8 +22,10 @@ import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { tracedAttempt } from '../telemetry/call-trace.js';
 import type { CallTelemetry } from '../telemetry/tracing.js';
-import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { headerValue, readCappedBody } from '../upstream/read-body.js';
+import { CallAbort } from '../upstream/call-abort.js';
+import { BREAKER_FAILURES, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import type { UpstreamAnswer } from '../upstream/read-body.js';
+import { sendUnary } from '../upstream/unary-exchange.js';
 import type { A2ACall } from './call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
 import { redactOutcome } from './redact-outcome.js';
@@ -110,7 +112,7 @@ export function sendRequest(env: RunnerEnv, target: RunTarget, request: Upstream
 }
 
 /** The remote's response headers a caller may see, without any holding a credential. */
-export function callerHeadersOf(res: Dispatcher.ResponseData, runtime: RemoteRuntime, log: CallLog): Record<string, string> {
+export function callerHeadersOf(res: { readonly headers: IncomingHttpHeaders }, runtime: RemoteRuntime, log: CallLog): Record<string, string> {
   const filtered = filterUpstreamResponseHeaders(res.headers);
   const redactor = runtime.redactor();
   if (!redactor) return filtered;
@@ -126,16 +128,15 @@ export function limitResult(env: RunnerEnv, remote: string, err: LimitError): Ru
   return { outcome: env.gatewayError(err.reason, { remote, ...(retryAfterMs !== undefined ? { metadata: { retryAfterMs } } : {}), headers }), headers };
 }
 
-/** Reads a whole reply with the unary cap and hands it to `normalize`; transport failures become gateway errors. */
+/** Reads a whole reply (the answer's reader applies the unary cap) and hands it to `normalize`; transport failures become gateway errors. */
 export async function readReply(
   env: RunnerEnv,
   target: RunTarget,
-  res: Dispatcher.ResponseData,
-  hold: { take(n: number): boolean },
+  res: UpstreamAnswer,
   normalize: (reply: { status: number; body: Buffer }) => Outcome,
 ): Promise<Outcome> {
   const { remote } = target;
-  const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
+  const read = await res.readBody();
   if (!read.ok) {
     if (read.reason === 'GATEWAY_ERROR') env.onInternalError(read.error);
     else if (read.error !== undefined) env.logger.debug({ requestId: env.requestId, err: describeForLog(read.error) }, 'upstream body failed');
@@ -165,41 +166,43 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
   const built = codec.request(call, target.base);
   if (!built.ok) return { outcome: built.error, headers: {} };
 
-  const controller = new AbortController();
+  // One abort point: the total and headers deadlines (shared timer queues), the caller leaving, the drain's end.
+  const abort = new CallAbort();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
-  const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  abort.startTotal(remote.timeouts.totalMs);
   const onCallerClose = () => {
-    if (!out.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+    if (!out.writableFinished) abort.abort('CALLER_CLOSED');
   };
   out.once('close', onCallerClose);
-  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+  abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
-  let headersDeadline: NodeJS.Timeout | undefined;
   const lease = ctx.budget.lease();
   let result: RunResult;
   let verdict: 'success' | 'failure' | 'none' = 'none';
   try {
-    release = await runtime.admit(controller.signal);
+    // The signal is made only if the call has to wait in the concurrency queue.
+    release = await runtime.admit(() => abort.signal);
     const headers = upstreamHeadersOf(env, target, built.request, false);
     const upstreamStarted = performance.now();
-    headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
+    abort.startHeaders(remote.timeouts.headersMs);
     log.attempts = 0;
     const attempt = () => {
       log.attempts = (log.attempts ?? 0) + 1;
       const upstream = { n: log.attempts, url: () => new URL(built.request.path, target.base), headers, binding: target.codec.binding, method: built.request.method };
-      return tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, controller.signal));
+      return tracedAttempt(env.trace, upstream, classifyTransportError, (sent) =>
+        sendUnary(ctx.pools.get(remote), { path: built.request.path, method: built.request.method, headers: sent, body: built.request.body ?? null }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
+      );
     };
     const res =
       call.operation.readOnly && remote.retries.attempts > 1
-        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: controller.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
+        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: abort.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
         : await attempt();
-    clearTimeout(headersDeadline);
+    abort.stopHeaders();
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
-    const outcome = await readReply(env, target, res, lease, (reply) => codec.reply(call, reply, policy));
+    const outcome = await readReply(env, target, res, (reply) => codec.reply(call, reply, policy));
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
     verdict = isBreakerFailure(res.statusCode, outcome) ? 'failure' : 'success';
@@ -214,10 +217,8 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
       result = { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} };
     }
   } finally {
-    clearTimeout(deadline);
-    clearTimeout(headersDeadline);
+    abort.finish();
     out.off('close', onCallerClose);
-    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }

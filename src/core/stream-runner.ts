@@ -13,7 +13,7 @@ import { LimitError } from '../policy/limit-error.js';
 import type { CallLog } from '../proxy/context.js';
 import { relayStream } from '../stream/relay.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { headerValue } from '../upstream/read-body.js';
+import { answerOf, headerValue } from '../upstream/read-body.js';
 import type { A2ACall } from './call.js';
 import {
   callerHeadersOf,
@@ -76,7 +76,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
     if (!codec.isEventStream(res.statusCode, headerValue(res.headers['content-type']))) {
-      const outcome = await readReply(env, target, res, lease, (reply) => codec.streamBody(call, reply, policy));
+      const outcome = await readReply(env, target, answerOf(res, remote.limits.maxResponseBytes, lease), (reply) => codec.streamBody(call, reply, policy));
       if (isBreakerFailure(res.statusCode, outcome)) runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
       // Redacted like a unary reply: a remote may echo its credential in an error (or a single result) as well as in events.

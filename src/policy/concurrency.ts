@@ -56,10 +56,11 @@ export class ConcurrencyLimiter {
   /**
    * Resolves with a Release once a slot is held. Rejects with LimitError
    * (OVERLOADED) when the queue is full or the wait times out, and with the
-   * signal's reason when `signal` aborts first.
+   * signal's reason when `signal` aborts first. `signal` may be a function
+   * that makes it, called only when the call has to wait (a free slot needs none).
    */
-  acquire(signal?: AbortSignal): Promise<Release> {
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
+  acquire(lazySignal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
+    if (typeof lazySignal !== 'function' && lazySignal?.aborted) return Promise.reject(abortReason(lazySignal));
     if (this.#inFlight < this.#opts.maxConcurrent) {
       this.#inFlight++;
       return Promise.resolve(this.#makeRelease());
@@ -67,6 +68,8 @@ export class ConcurrencyLimiter {
     if (this.#waiters.length >= this.#opts.maxQueued) {
       return Promise.reject(new LimitError('OVERLOADED', 'queue full'));
     }
+    const signal = typeof lazySignal === 'function' ? lazySignal() : lazySignal;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,

@@ -97,8 +97,9 @@ export class RemoteRuntime {
   /**
    * Admission for one call, cheapest check first: an open circuit or an
    * empty bucket refuse at once; then wait (bounded) for a concurrency slot.
+   * `signal` may be a function that makes it: called only if the call has to wait.
    */
-  async admit(signal?: AbortSignal): Promise<Release> {
+  async admit(signal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
     if (!this.breaker.canPass()) throw new LimitError('CIRCUIT_OPEN', 'circuit open', this.breaker.retryAfterMs);
     if (this.bucket) {
       const take = this.bucket.tryTake();

@@ -21,6 +21,7 @@ import { isEventStream, relayStream, type StreamRelayOptions } from '../stream/r
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
 import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { answerOf } from '../upstream/read-body.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
@@ -81,7 +82,7 @@ export async function streamCall(
     }
     if (!isEventStream(res)) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
-      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease);
+      normalized = await normalizeUpstreamReply(request, answerOf(res, remote.limits.maxResponseBytes, lease), { remote, call, caller, redactor, onInternalError });
       answeredUpstream = true;
       if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped });
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;

@@ -15,12 +15,14 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
-import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { CallAbort } from '../upstream/call-abort.js';
+import { classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { BREAKER_FAILURES, RETRYABLE, breakerVerdictOf, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
-import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 
 export type { ResultRewrite } from './upstream-reply.js';
@@ -35,38 +37,38 @@ export async function unaryCall(
   rewriteResult?: ResultRewrite,
 ): Promise<void> {
   const { remote, runtime, call, info, path, caller, bridge } = target;
-  const controller = new AbortController();
+  // One abort point: the total and headers deadlines (shared timer queues), the caller leaving, the drain's end.
+  const abort = new CallAbort();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
-  const deadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  abort.startTotal(remote.timeouts.totalMs);
   const onCallerClose = () => {
-    if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+    if (!reply.raw.writableFinished) abort.abort('CALLER_CLOSED');
   };
   reply.raw.once('close', onCallerClose);
   // Shutdown's drainMs is up: answer GATEWAY_SHUTDOWN now rather than have the socket cut.
-  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+  abort.watchDrain(ctx.drainEnd);
   const onInternalError = (err: unknown) =>
     reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id, remote: remote.name });
 
   let release: (() => void) | undefined;
-  let headersDeadline: NodeJS.Timeout | undefined;
   const lease = ctx.budget.lease();
   let normalized: Normalized;
   let responseHeaders: Record<string, string> = {};
   let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
   try {
-    release = await runtime.admit(controller.signal);
+    // The signal is made only if the call has to wait in the concurrency queue.
+    release = await runtime.admit(() => abort.signal);
     const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
     const upstreamStarted = performance.now();
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
-    headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.headersMs);
+    abort.startHeaders(remote.timeouts.headersMs);
     log.attempts = 0;
     const trace = callTraceOf(reply);
     const attempt = () => {
       log.attempts = (log.attempts ?? 0) + 1;
       const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
       return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
-        sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: false, signal: controller.signal }),
+        sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
       );
     };
     // Only read-only methods are ever retried; the rest take the direct path.
@@ -75,11 +77,11 @@ export async function unaryCall(
         ? await withRetries(attempt, {
             ...remote.retries,
             deadline: deadlineAt,
-            signal: controller.signal,
+            signal: abort.signal,
             isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)),
           })
         : await attempt();
-    clearTimeout(headersDeadline);
+    abort.stopHeaders();
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const redactor = runtime.redactor();
@@ -88,7 +90,7 @@ export async function unaryCall(
       responseHeaders = kept.headers;
       if (kept.count > 0) log.redactions = kept.count;
     }
-    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, lease, rewriteResult);
+    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, rewriteResult);
     if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
@@ -107,10 +109,8 @@ export async function unaryCall(
       if (BREAKER_FAILURES.has(reason)) breakerVerdict = 'failure';
     }
   } finally {
-    clearTimeout(deadline);
-    clearTimeout(headersDeadline);
+    abort.finish();
     reply.raw.off('close', onCallerClose);
-    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }

@@ -4,7 +4,6 @@
  * event stream (a JSON-RPC error to a streaming call, an HTML page...).
  */
 import type { FastifyRequest } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
@@ -14,7 +13,7 @@ import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { BREAKER_FAILURES, describeForLog } from '../upstream/errors.js';
-import { headerValue, readCappedBody, type ByteHold } from '../upstream/read-body.js';
+import type { UpstreamAnswer } from '../upstream/read-body.js';
 
 // Defined beside the error classifier: card fetches (src/a2a) use the same breaker rule.
 export { BREAKER_FAILURES, RETRYABLE } from '../upstream/errors.js';
@@ -32,16 +31,15 @@ export interface ReplyTarget {
   readonly onInternalError?: ((err: unknown) => void) | undefined;
 }
 
-/** Reads the body with the unary cap (decoded), then normalizes, validates (validateResults) and rewrites it. */
+/** Reads the body (with the unary cap, decoded: the answer's reader applies it), then normalizes, validates (validateResults) and rewrites it. */
 export async function normalizeUpstreamReply(
   request: FastifyRequest,
-  res: Dispatcher.ResponseData,
+  res: UpstreamAnswer,
   target: ReplyTarget,
-  hold: ByteHold,
   rewriteResult?: ResultRewrite,
 ): Promise<Normalized> {
   const { remote, call, caller, redactor } = target;
-  const read = await readCappedBody(res.body, headerValue(res.headers['content-encoding']), remote.limits.maxResponseBytes, hold);
+  const read = await res.readBody();
   if (!read.ok) {
     if (read.reason === 'GATEWAY_ERROR') target.onInternalError?.(read.error);
     else if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');

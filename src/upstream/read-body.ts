@@ -47,6 +47,22 @@ export function headerValue(value: string | string[] | undefined): string | unde
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** An upstream response head whose body is read whole with the unary cap (unary-exchange.ts, or `answerOf` a Readable). */
+export interface UpstreamAnswer {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readBody(): Promise<BodyRead>;
+}
+
+/** A response whose body is a Readable (undici `request()`), read with readCappedBody when asked. */
+export function answerOf(res: { readonly statusCode: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Readable }, maxBytes: number, hold?: ByteHold): UpstreamAnswer {
+  return {
+    statusCode: res.statusCode,
+    headers: res.headers,
+    readBody: () => readCappedBody(res.body, headerValue(res.headers['content-encoding']), maxBytes, hold),
+  };
+}
+
 /** Where the bytes held while reading are counted (the gateway-wide BufferBudget); optional for card fetches. */
 export interface ByteHold {
   take(n: number): boolean;

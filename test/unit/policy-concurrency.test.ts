@@ -173,3 +173,22 @@ t.test('invalid options are rejected', async (t) => {
   t.throws(() => limiter(1.5, 0), RangeError);
   t.throws(() => new ConcurrencyLimiter({ maxConcurrent: 1, maxQueued: 0, queueTimeoutMs: -1 }), RangeError);
 });
+
+t.test('a lazy signal is made only when the call has to wait, and still aborts the wait', async (t) => {
+  const l = limiter(1, 1, 5_000);
+  let made = 0;
+  const controller = new AbortController();
+  const lazy = () => {
+    made++;
+    return controller.signal;
+  };
+  const first = await l.acquire(lazy);
+  t.equal(made, 0, 'a free slot (just at the bound) needs no signal');
+  const waiting = background(l.acquire(lazy));
+  t.equal(made, 1, 'one over the bound: the signal is made for the wait');
+  controller.abort(new Error('gone'));
+  await t.rejects(waiting, { message: 'gone' });
+  t.equal(l.queued, 0);
+  first();
+  t.equal(l.inFlight, 0);
+});

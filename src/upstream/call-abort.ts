@@ -1,0 +1,118 @@
+/**
+ * How one unary call is ended early, for a reason of the gateway's: its total
+ * deadline or its headers deadline (UPSTREAM_TIMEOUT), the caller leaving
+ * (CALLER_CLOSED) or the end of the shutdown drain (GATEWAY_SHUTDOWN).
+ *
+ * The deadlines are entries of the shared queues (deadlines.ts); the drain is
+ * one listener per drain signal for all calls (not one per call); the work in
+ * flight (an upstream exchange) registers itself as the one thing to tell.
+ * An AbortSignal is made only when something asks for one (a wait in the
+ * concurrency queue, a retry's backoff), so a call that needs none has none.
+ */
+import { CallAborted } from './errors.js';
+import { Deadline, deadlines, type DeadlineQueues } from './deadlines.js';
+import type { Reason } from '../envelope/codes.js';
+
+/** The thing a call is doing right now that must stop when it is aborted. */
+export interface AbortTarget {
+  abort(error: CallAborted): void;
+}
+
+export class CallAbort {
+  #error: CallAborted | undefined;
+  #controller: AbortController | undefined;
+  #target: AbortTarget | undefined;
+  readonly #total = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
+  readonly #headers = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
+  #drain: DrainWatch | undefined;
+
+  constructor(private readonly queues: DeadlineQueues = deadlines) {}
+
+  get aborted(): boolean {
+    return this.#error !== undefined;
+  }
+
+  /** The CallAborted it was aborted with. */
+  get error(): CallAborted | undefined {
+    return this.#error;
+  }
+
+  /** A signal that aborts with the call (made on first use). */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#error) this.#controller.abort(this.#error);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The first reason wins; later ones are ignored. */
+  abort(reason: Reason): void {
+    if (this.#error) return;
+    const error = new CallAborted(reason);
+    this.#error = error;
+    this.#controller?.abort(error);
+    this.#target?.abort(error);
+  }
+
+  /** Tells `target` when the call is aborted (at once if it already is); undefined to stop. */
+  setTarget(target: AbortTarget | undefined): void {
+    this.#target = target;
+    if (target && this.#error) target.abort(this.#error);
+  }
+
+  /** The whole call's deadline. */
+  startTotal(ms: number): void {
+    this.queues.start(this.#total, ms);
+  }
+
+  /** The wait for the response head (retries included). */
+  startHeaders(ms: number): void {
+    this.queues.start(this.#headers, ms);
+  }
+
+  stopHeaders(): void {
+    this.queues.stop(this.#headers);
+  }
+
+  /** Aborts with GATEWAY_SHUTDOWN when `drainEnd` aborts (at once if it has). */
+  watchDrain(drainEnd: AbortSignal): void {
+    if (drainEnd.aborted) return this.abort('GATEWAY_SHUTDOWN');
+    this.#drain = drainWatchOf(drainEnd);
+    this.#drain.calls.add(this);
+  }
+
+  /** The call is over: no deadline, drain or target is left holding it. */
+  finish(): void {
+    this.queues.stop(this.#total);
+    this.queues.stop(this.#headers);
+    this.#drain?.calls.delete(this);
+    this.#drain = undefined;
+    this.#target = undefined;
+  }
+}
+
+/** The calls to abort when one drain signal fires: one listener on the signal for all of them. */
+interface DrainWatch {
+  readonly calls: Set<CallAbort>;
+}
+
+const drainWatches = new WeakMap<AbortSignal, DrainWatch>();
+
+function drainWatchOf(signal: AbortSignal): DrainWatch {
+  let watch = drainWatches.get(signal);
+  if (watch === undefined) {
+    const calls = new Set<CallAbort>();
+    watch = { calls };
+    drainWatches.set(signal, watch);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of [...calls]) call.abort('GATEWAY_SHUTDOWN');
+        calls.clear();
+      },
+      { once: true },
+    );
+  }
+  return watch;
+}
