@@ -28,6 +28,8 @@ const BUILT = 'build/tests/';
 const SUITES = ['test/unit', 'test/integration'];
 /** tap's per-file timeout, kept in package.json's `tap` section for both runners. */
 const DEFAULT_TIMEOUT_S = Number(JSON.parse(readFileSync('package.json', 'utf8')).tap?.timeout ?? 60);
+/** How long after its own timeout a file is killed. */
+const KILL_GRACE_S = 5;
 
 /** test/unit/x.test.ts → build/tests/test/unit/x.test.js; a JavaScript file is run as named. */
 function builtPath(source) {
@@ -66,19 +68,24 @@ const indent = (text) => text.replace(/^(?=.)/gm, '    ');
 function runFile(file, timeoutS) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // tap's own timeout inside the file (TAP_TIMEOUT; 30 s when unset) reports the handles still open;
+    // the kill a few seconds later is for a file that cannot even do that.
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TAP_TIMEOUT: String(timeoutS) },
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, timeoutS * 1000);
+    }, (timeoutS + KILL_GRACE_S) * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const ms = (performance.now() - started).toFixed(3);
       const problem = timedOut
-        ? `timeout after ${timeoutS} s`
+        ? `killed ${KILL_GRACE_S} s after its ${timeoutS} s timeout`
         : signal
           ? `killed by ${signal}`
           : code !== 0

@@ -48,7 +48,7 @@ t.test('a failed assertion, a crash, no tests, a hang: each a failing file with 
     { name: 'crash.test.js', source: "throw new Error('boom');\n", problem: 'exit code 1' },
     { name: 'empty.test.js', source: printing('1..0 # no tests found\n'), problem: 'no tests found' },
     { name: 'silent.test.js', source: '\n', problem: 'no tests found' },
-    { name: 'hang.test.js', source: 'setInterval(() => {}, 1000);\n', problem: 'timeout after 1 s' },
+    { name: 'hang.test.js', source: 'setInterval(() => {}, 1000);\n', problem: 'killed 5 s after its 1 s timeout' },
   ];
   for (const c of cases) {
     const r = run('--timeout=1', passing, file(c.name, c.source));
