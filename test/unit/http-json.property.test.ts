@@ -205,7 +205,11 @@ t.test('property: call → upstream request → matched route → the same call'
         { method: r.method, path: q === -1 ? rest : rest.slice(0, q), query: q === -1 ? '' : rest.slice(q + 1), headers: r.headers, body: r.body === undefined ? undefined : Buffer.from(r.body) },
         { remote: 'weather', requestId: 'r', forwarded: {}, maxRequestBytes: 1 << 20, maxJsonDepth: 32 },
       );
-      if (!back.ok) throw new Error(`matched back with ${back.error.reason}: ${back.error.message} (${r.method} ${r.path})`);
+      if (!back.ok) {
+        // By design a caller's body with a __proto__ or constructor.prototype key is refused (fc.jsonValue makes a few).
+        if (/__proto__ or constructor\.prototype/.test(back.error.message) && /"(__proto__|constructor)"/.test(call.paramsJson)) return;
+        throw new Error(`matched back with ${back.error.reason}: ${back.error.message} (${r.method} ${r.path})`);
+      }
       const c = back.call;
       const problems: string[] = [];
       if (c.operation !== call.operation) problems.push(`operation ${c.operation.name}`);
