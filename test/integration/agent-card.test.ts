@@ -94,7 +94,8 @@ function configYaml(server = ''): string {
     `    maxCardBytes: ${MAX_CARD_BYTES}`,
     '    maxCardTextBytes: 256',
     '  timeouts:',
-    '    cardMs: 300',
+    // Room for a cold first fetch on a loaded machine (schema compile, connect); the slow remote has its own 300.
+    '    cardMs: 2000',
     'remotes:',
     remote('v03'),
     remote('v10'),
@@ -105,7 +106,7 @@ function configYaml(server = ''): string {
     remote('over'),
     remote('error'),
     remote('redirect'),
-    remote('slow'),
+    remote('slow', '    timeouts:\n      cardMs: 300\n'),
     remote('gated'),
     remote('flaky', '    timeouts:\n      cardCacheTtlMs: 1\n      cardCacheStaleMs: 200\n'),
     remote('guarded', '    allowPrivateNetwork: false\n'),
