@@ -103,8 +103,6 @@ export function recognizeResultEnvelope(text: string, maxDepth: number): ResultE
   }
   if (skipSpace(text, i + 1) !== n || resultStart === -1) return undefined;
   if (idStart !== -1 && !plainId(text.charCodeAt(idStart))) return undefined;
-  // A lone surrogate escape is refused by the full normalizer (JSON.parse would take it): rare, so checked last.
-  if (SURROGATE_ESCAPE.test(text) && !surrogatesPaired(text)) return undefined;
   return { resultStart, resultEnd, idStart, idEnd };
 }
 
@@ -207,49 +205,56 @@ function arrayEnd(text: string, i: number, depth: number, maxDepth: number): num
 }
 
 /** A member name without escapes or control characters: the index of its closing quote, or NO. */
-const PLAIN_NAME = /[^"\\\u0000-\u001f]*"/y;
-
 function plainKeyEnd(text: string, i: number): number {
-  PLAIN_NAME.lastIndex = i;
-  return PLAIN_NAME.test(text) ? PLAIN_NAME.lastIndex - 1 : NO;
+  const n = text.length;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c > BACKSLASH) continue;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH || c < 0x20) return NO;
+  }
+  return NO;
 }
 
 /**
- * A string's body and closing quote, as JSON allows them: no raw control
- * character, only the defined escapes. Matched by a sticky regex: the regex
- * engine runs through a string's characters far faster than a loop here.
- * Surrogate escapes are checked once for the whole text (see below).
+ * `i` is just past the opening quote; returns just past the closing one, or
+ * NO: a raw control character, an escape JSON does not define, or a
+ * surrogate escape that is not a high one directly followed by a low one
+ * (JSON.parse takes a lone one; the full normalizer refuses it).
  */
-const STRING_BODY = /(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/** `i` is just past the opening quote; returns just past the closing one, or NO. */
 function stringEnd(text: string, i: number): number {
-  STRING_BODY.lastIndex = i;
-  return STRING_BODY.test(text) ? STRING_BODY.lastIndex : NO;
-}
-
-/**
- * In text that is valid JSON, a backslash only ever starts an escape inside a
- * string, so walking from escape to escape over the whole text sees each one.
- */
-function surrogatesPaired(text: string): boolean {
-  for (let i = text.indexOf('\\'); i !== -1; i = text.indexOf('\\', i)) {
-    if (text.charCodeAt(i + 1) !== 0x75 /* u */) {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    // Letters and most text sit above the backslash: nothing to check.
+    if (c > BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (c === QUOTE) return i + 1;
+    if (c < 0x20) return NO;
+    if (c !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    const e = text.charCodeAt(i + 1);
+    if (e !== 0x75 /* u */) {
+      if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) return NO;
       i += 2;
       continue;
     }
     const unit = hex4(text, i + 2);
+    if (unit < 0) return NO;
     if (unit < 0xd800 || unit > 0xdfff) {
       i += 6;
       continue;
     }
-    if (unit > 0xdbff || text.charCodeAt(i + 6) !== BACKSLASH || text.charCodeAt(i + 7) !== 0x75) return false;
+    if (unit > 0xdbff || text.charCodeAt(i + 6) !== BACKSLASH || text.charCodeAt(i + 7) !== 0x75) return NO;
     const low = hex4(text, i + 8);
-    if (low < 0xdc00 || low > 0xdfff) return false;
+    if (low < 0xdc00 || low > 0xdfff) return NO;
     i += 12;
   }
-  return true;
+  return NO;
 }
 
 /** The value of four hex digits at `i`, or -1. */

@@ -71,7 +71,21 @@ function plainResultEvent(data: string, ctx: EventContext): NormalizedEvent | un
   if (found.idStart !== -1 && !plainIdOk(data, found.idStart, found.idEnd)) return undefined;
   const resultJson = data.slice(found.resultStart, found.resultEnd);
   if (ctx.policy.redactor?.mayHold(resultJson)) return undefined;
-  return { json: oneLine(serializeResultJson(ctx.callerId, resultJson)), outcome: 'ok', final: false, redactions: undefined };
+  // serializeResultJson's text, its head kept for the stream's id: no JSON.stringify of the id per event.
+  return { json: `${resultHead(ctx.callerId)}${oneLine(resultJson)}}`, outcome: 'ok', final: false, redactions: undefined };
+}
+
+let headId: JsonRpcId | undefined;
+let head = '';
+
+/** `{"jsonrpc":"2.0","id":<id>,"result":` for the last id asked (a stream asks for the same one each event). */
+function resultHead(id: JsonRpcId): string {
+  if (id !== headId || head === '') {
+    head = serializeResultJson(id, '');
+    head = head.slice(0, -1);
+    headId = id;
+  }
+  return head;
 }
 
 function plainIdOk(data: string, start: number, end: number): boolean {
