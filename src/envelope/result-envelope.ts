@@ -181,7 +181,15 @@ function nestedNameEnd(text: string, i: number): number {
   const plain = plainKeyEnd(text, i);
   if (plain !== NO) return specialName(text, i, plain - i) ? NO : plain + 1;
   const end = stringEnd(text, i);
-  return end === NO || text.slice(i, end).includes('\\u') ? NO : end;
+  return end === NO || hasUnicodeEscape(text, i, end) ? NO : end;
+}
+
+/** In a valid string body [start, end), each backslash found after the last escape starts the next escape. */
+function hasUnicodeEscape(text: string, start: number, end: number): boolean {
+  for (let b = text.indexOf('\\', start); b !== -1 && b < end; b = text.indexOf('\\', b + 2)) {
+    if (text.charCodeAt(b + 1) === 0x75 /* u */) return true;
+  }
+  return false;
 }
 
 function specialName(text: string, start: number, length: number): boolean {
