@@ -60,7 +60,9 @@ export interface RelayCore {
 
 export function toOutput(json: string, outcome: EventOutcome, final: boolean, redactions?: number): OutputEvent {
   const line = oneLine(json);
-  return { text: `data: ${line}\n\n`, json: line, outcome, final, ...(redactions ? { redactions } : {}) };
+  const text = `data: ${line}\n\n`;
+  // Built without a spread: this runs once per relayed event.
+  return redactions ? { text, json: line, outcome, final, redactions } : { text, json: line, outcome, final };
 }
 
 /** The normalizer's policy for a stream, its redactor looked up live (see CoreOptions.redactor). */
@@ -108,6 +110,9 @@ abstract class CoreBase implements RelayCore {
 export class EventRelayCore extends CoreBase {
   private readonly parser: SseParser;
   private streamBytes = 0;
+  /** The events of the chunk being pushed; the parser's sink (bound once, not per chunk) adds to it. */
+  private out: OutputEvent[] = [];
+  private readonly sink = (item: SseItem): boolean => this.onItem(item, this.out);
   /** Upstream events dispatched (events with data), the count maxStreamEvents bounds. */
   upstreamEvents = 0;
 
@@ -124,11 +129,12 @@ export class EventRelayCore extends CoreBase {
   push(chunk: Buffer): OutputEvent[] {
     if (this.finished) return [];
     const out: OutputEvent[] = [];
+    this.out = out;
     // Only the bytes within the stream bound are read, so the output does not depend on chunking.
     const room = this.opts.remote.limits.maxStreamBytes - this.streamBytes;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.streamBytes += part.length;
-    this.parser.push(part, (item) => this.onItem(item, out));
+    this.parser.push(part, this.sink);
     if (!this.finished && part.length < chunk.length) {
       out.push(...this.stop('STREAM_TOO_LARGE', `more than ${this.opts.remote.limits.maxStreamBytes} bytes`));
     }

@@ -97,6 +97,16 @@ class StreamRelay {
   private readonly timers: NodeJS.Timeout[] = [];
   private idle: NodeJS.Timeout | undefined;
   private noData: NodeJS.Timeout | undefined;
+  /**
+   * Upstream chunks arrive one per upstream write, often many in one read of
+   * the socket and so in one tick: their events are written to the caller
+   * once, and the silence timers re-armed once, at the end of that tick (see
+   * flush). `batch` holds the events not yet written.
+   */
+  private batch: OutputEvent[] = [];
+  private flushQueued = false;
+  private bytesSinceFlush = false;
+  private eventsSinceFlush = false;
 
   constructor(
     private readonly up: StreamUpstream,
@@ -174,17 +184,32 @@ class StreamRelay {
       if (this.done || !this.core) return;
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       this.bytesIn += bytes.length;
-      this.idle?.refresh();
+      this.bytesSinceFlush = true;
       const events = this.core.push(bytes);
       if (events.length > 0) {
         this.upstreamEvents += events.length;
-        this.noData?.refresh();
+        this.eventsSinceFlush = true;
       }
       const held = 'bufferedBytes' in this.core ? (this.core as { bufferedBytes: number }).bufferedBytes : 0;
       if (this.opts.buffer && !this.core.finished && !this.opts.buffer.resize(held)) {
         return this.emit([...events, ...this.core.stop('GATEWAY_OVERLOADED')]);
       }
       this.emit(events);
+      this.queueFlush();
+    });
+
+  /** At most one flush per tick, after every chunk of that tick was read. */
+  private queueFlush(): void {
+    if (this.flushQueued || this.done) return;
+    this.flushQueued = true;
+    process.nextTick(this.onFlush);
+  }
+
+  private readonly onFlush = (): void =>
+    this.guard(() => {
+      this.flushQueued = false;
+      if (this.done) return;
+      this.flush();
     });
 
   private readonly onEnd = (): void =>
@@ -222,29 +247,51 @@ class StreamRelay {
     this.bytesOut += writeText(this.opts.out, KEEP_ALIVE_COMMENT).bytes;
   };
 
+  /** Events to write: held until the tick's flush, or written at once when they end the stream. */
   private emit(events: OutputEvent[]): void {
     if (this.done) return;
-    for (const event of events) this.redactions += event.redactions ?? 0;
-    if (events.length > 0) {
-      // One write per upstream chunk, however many events it carried: a write per
-      // event cost ~3x the CPU under burst load.
-      const text = events.length === 1 ? events[0]!.text : events.map((e) => e.text).join('');
-      const written = writeText(this.opts.out, text);
-      this.bytesOut += written.bytes;
-      if (written.bytes > 0) {
-        this.events += events.length;
-        if (this.opts.onEvent) for (const event of events) this.opts.onEvent(event);
-      }
-      if (written.full && !events[events.length - 1]!.final && !this.paused) {
-        this.paused = true;
-        this.up.body.pause();
-      }
+    for (const event of events) {
+      this.redactions += event.redactions ?? 0;
+      this.batch.push(event);
     }
-    if (this.core?.finished) this.finish(false);
+    if (this.core?.finished) {
+      this.flush();
+      this.finish(false);
+    }
+  }
+
+  /**
+   * Writes the events held so far in one write, however many upstream chunks
+   * carried them (a write per event cost ~3x the CPU under burst load), and
+   * re-arms the silence timers once for all the bytes and events since the
+   * last flush (re-arming per chunk was a timer-list update per event).
+   */
+  private flush(): void {
+    if (this.bytesSinceFlush) this.idle?.refresh();
+    if (this.eventsSinceFlush) this.noData?.refresh();
+    this.bytesSinceFlush = false;
+    this.eventsSinceFlush = false;
+    const events = this.batch;
+    if (events.length === 0) return;
+    this.batch = [];
+    let text = events[0]!.text;
+    for (let i = 1; i < events.length; i++) text += events[i]!.text;
+    const written = writeText(this.opts.out, text);
+    this.bytesOut += written.bytes;
+    if (written.bytes > 0) {
+      this.events += events.length;
+      if (this.opts.onEvent) for (const event of events) this.opts.onEvent(event);
+    }
+    if (written.full && !events[events.length - 1]!.final && !this.paused) {
+      this.paused = true;
+      this.up.body.pause();
+    }
   }
 
   private finish(callerClosed: boolean): void {
     if (this.done) return;
+    // Events read this tick are the caller's before the end (emit has written them already when it ends the stream).
+    if (!callerClosed) this.flush();
     this.done = true;
     this.cleanup();
     this.opts.buffer?.release();

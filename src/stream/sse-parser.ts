@@ -8,8 +8,12 @@
  * bytes (CR and LF never occur inside a UTF-8 multi-byte sequence), and each
  * complete line is decoded as a whole, so a character split across chunks is
  * joined before decoding, which is what a StringDecoder would give us, without
- * its per-chunk strings.
+ * its per-chunk strings. A valid line is split at its colon as bytes (a colon
+ * is one byte and never part of a longer character) and only the value of a
+ * field we keep is decoded: one string per data line, nothing else.
  */
+
+import { isUtf8 } from 'node:buffer';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -39,7 +43,10 @@ export type SseItem =
 /** Return false to stop reading the rest of the chunk. */
 export type SseSink = (item: SseItem) => boolean | void;
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Field names as bytes, for the lines read without decoding their name. */
+const DATA = Buffer.from('data');
+const EVENT = Buffer.from('event');
+const ID = Buffer.from('id');
 
 /** A growable byte buffer for the line in progress; its size is bounded by the event bound. */
 class LineBuffer {
@@ -80,8 +87,8 @@ export class SseParser {
   private eventBytes = 0;
   /** A field line was seen since the last blank line. */
   private inEvent = false;
-  private dataLines: string[] = [];
-  private hasData = false;
+  /** Every `data` line of the event so far, joined with "\n"; undefined until the first. */
+  private data: string | undefined;
   private eventType = '';
   private lastEventId = '';
   private invalidUtf8 = false;
@@ -197,16 +204,25 @@ export class SseParser {
       return emit({ kind: 'comment' }) !== false;
     }
     this.inEvent = true;
-    let text: string;
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
+    if (isUtf8(bytes)) this.fieldBytes(bytes);
+    else {
       this.invalidUtf8 = true;
-      text = bytes.toString('utf8');
+      this.field(bytes.toString('utf8'));
     }
     this.line.clear();
-    this.field(text);
     return true;
+  }
+
+  /** A valid UTF-8 line: what field() does with its decoded text, reading the name as bytes. */
+  private fieldBytes(bytes: Buffer): void {
+    const n = bytes.length;
+    let colon = 0;
+    while (colon < n && bytes[colon] !== COLON) colon++;
+    let start = colon + 1;
+    if (start < n && bytes[start] === SPACE) start++;
+    if (sameBytes(bytes, colon, DATA)) this.addData(valueOf(bytes, start));
+    else if (sameBytes(bytes, colon, EVENT)) this.eventType = valueOf(bytes, start);
+    else if (sameBytes(bytes, colon, ID)) this.setId(valueOf(bytes, start));
   }
 
   private field(line: string): void {
@@ -215,32 +231,45 @@ export class SseParser {
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === SPACE) value = value.slice(1);
     if (name === 'data') {
-      this.dataLines.push(value);
-      this.hasData = true;
+      this.addData(value);
     } else if (name === 'event') {
       this.eventType = value;
     } else if (name === 'id') {
-      if (!value.includes('\u0000')) this.lastEventId = value;
+      this.setId(value);
     }
     // `retry` and unknown fields are ignored, as the SSE rules say.
   }
 
+  private addData(value: string): void {
+    this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+  }
+
+  private setId(value: string): void {
+    if (!value.includes('\u0000')) this.lastEventId = value;
+  }
+
   private dispatch(emit: SseSink): boolean {
-    const hadData = this.hasData;
-    const event: SseEvent = {
-      kind: 'event',
-      type: this.eventType === '' ? 'message' : this.eventType,
-      data: this.dataLines.join('\n'),
-      lastEventId: this.lastEventId,
-      invalidUtf8: this.invalidUtf8,
-    };
-    this.dataLines = [];
-    this.hasData = false;
+    const data = this.data;
+    const type = this.eventType === '' ? 'message' : this.eventType;
+    const invalidUtf8 = this.invalidUtf8;
+    this.data = undefined;
     this.eventType = '';
     this.invalidUtf8 = false;
     this.inEvent = false;
     this.eventBytes = 0;
     // An event without data is not dispatched (SSE rules); it was only fields.
-    return hadData ? emit(event) !== false : true;
+    if (data === undefined) return true;
+    return emit({ kind: 'event', type, data, lastEventId: this.lastEventId, invalidUtf8 }) !== false;
   }
+}
+
+function valueOf(line: Buffer, start: number): string {
+  return start < line.length ? line.toString('utf8', start, line.length) : '';
+}
+
+/** The first `length` bytes of `line` are exactly `name`. */
+function sameBytes(line: Buffer, length: number, name: Buffer): boolean {
+  if (length !== name.length) return false;
+  for (let i = 0; i < length; i++) if (line[i] !== name[i]) return false;
+  return true;
 }

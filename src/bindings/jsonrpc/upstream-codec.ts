@@ -14,7 +14,7 @@
  * the error code (spec §5.4).
  */
 import type { A2ACall } from '../../core/call.js';
-import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, type ErrorOutcome, type Outcome, type StreamItem } from '../../core/outcome.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, type ErrorOutcome, type Outcome, type ResultOutcome, type StreamItem } from '../../core/outcome.js';
 import type { CodecPolicy, UpstreamCodec } from '../../core/upstream-codec.js';
 import type { Reason } from '../../envelope/codes.js';
 import { normalizeReply, type Normalized } from '../../envelope/normalize.js';
@@ -104,13 +104,38 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     const n = normalizeEvent(event, { callerId: UPSTREAM_ID, policy, httpStatus, checkResult: check ? (result) => check(call, result) : undefined }, index);
     if (n.outcome === 'ok') {
       const json = n.json.startsWith(RESULT_PREFIX) ? n.json.slice(RESULT_PREFIX.length, -1) : n.json;
-      const value = JSON.parse(json) as unknown;
-      // Each event is a StreamResponse (an object), as normalizeRestEvent requires of an HTTP+JSON remote.
-      if (!isPlainObject(value)) {
+      // Each event is a StreamResponse (an object), as normalizeRestEvent requires of an HTTP+JSON remote. The
+      // normalizer checked the text: it is JSON, and a JSON value is an object exactly when it opens with a brace.
+      if (!opensObject(json)) {
         return { outcome: gatewayErrorOutcome('INVALID_EVENT', { remote: policy.remote, httpStatus, metadata: { cause: 'INVALID_RESPONSE_MESSAGE', event: index } }), final: true };
       }
-      return { outcome: { kind: 'result', json, value }, final: false };
+      return { outcome: lazyResult(json), final: false };
     }
     return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   },
 };
+
+function opensObject(json: string): boolean {
+  return /^[ \t\r\n]*\{/.test(json);
+}
+
+/**
+ * A stream event's result whose value is parsed only when a stage looks inside (redaction, the version bridge, a
+ * gRPC caller's encoder): an HTTP+JSON caller of a JSON-RPC remote writes the text as it is, so most events are
+ * never parsed at all.
+ */
+function lazyResult(json: string): ResultOutcome {
+  let parsed = false;
+  let value: unknown;
+  return {
+    kind: 'result',
+    json,
+    get value(): unknown {
+      if (!parsed) {
+        value = JSON.parse(json) as unknown;
+        parsed = true;
+      }
+      return value;
+    },
+  };
+}

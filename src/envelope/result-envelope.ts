@@ -1,0 +1,325 @@
+/**
+ * A recognizer for the one reply shape that makes up nearly every stream
+ * event: a JSON object with `result`, an optional `id` and `jsonrpc`, no
+ * `error`, valid JSON throughout (RFC 8259 grammar, as JSON.parse reads it).
+ * It checks the whole text in one pass without building any value, and says
+ * where `result` and `id` sit, so the event can be passed on byte for byte.
+ *
+ * Why: JSON.parse builds every object, string and member name of the event
+ * only for the gateway to throw them away when nothing asks for the value
+ * (no result schema check, no version bridge, no credential in sight); with
+ * the depth and duplicate scan beside it, that was most of a relayed event's
+ * CPU. This pass is the validation without the building.
+ *
+ * It only ever says "certainly this shape" or "not sure": anything unusual
+ * (an escape in a member name, a lone surrogate escape, `__proto__` or
+ * `constructor` as a member name, a watched member twice, an `error` member,
+ * too deep, not JSON at all) gets `undefined`, and the caller runs the full
+ * normalizer, which decides what the reply is exactly as before.
+ */
+
+/** Where the parts of a recognized envelope sit in its text ([start, end) offsets). */
+export interface ResultEnvelope {
+  readonly resultStart: number;
+  readonly resultEnd: number;
+  /** -1 when there is no `id` member. The id is a JSON string, `null` or a JSON number (see idKind). */
+  readonly idStart: number;
+  readonly idEnd: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** A failed recognition: the caller falls back to the full normalizer. */
+const NO = -1;
+
+/**
+ * The envelope's parts when `text` is certainly a JSON object with a
+ * `result`, no `error`, at most one `id` (a string, null or a number) and at
+ * most one `jsonrpc`, nested at most `maxDepth` deep; else undefined.
+ */
+export function recognizeResultEnvelope(text: string, maxDepth: number): ResultEnvelope | undefined {
+  const n = text.length;
+  let i = skipSpace(text, 0);
+  if (i >= n || text.charCodeAt(i) !== OPEN_OBJECT || maxDepth < 1) return undefined;
+  i = skipSpace(text, i + 1);
+  let resultStart = -1;
+  let resultEnd = -1;
+  let idStart = -1;
+  let idEnd = -1;
+  let sawJsonrpc = false;
+  for (;;) {
+    if (i >= n || text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyStart = i + 1;
+    const keyEnd = plainKeyEnd(text, keyStart);
+    if (keyEnd === NO) return undefined;
+    const member = watchedMember(text, keyStart, keyEnd - keyStart);
+    i = skipSpace(text, keyEnd + 1);
+    if (i >= n || text.charCodeAt(i) !== COLON) return undefined;
+    const valueStart = skipSpace(text, i + 1);
+    const valueEnd = value(text, valueStart, 1, maxDepth);
+    if (valueEnd === NO) return undefined;
+    switch (member) {
+      case Member.Result:
+        if (resultStart !== -1) return undefined;
+        resultStart = valueStart;
+        resultEnd = valueEnd;
+        break;
+      case Member.Id:
+        if (idStart !== -1) return undefined;
+        idStart = valueStart;
+        idEnd = valueEnd;
+        break;
+      case Member.Jsonrpc:
+        if (sawJsonrpc) return undefined;
+        sawJsonrpc = true;
+        break;
+      case Member.Other:
+        break;
+      default:
+        // `error`, or a member name JSON parsing treats specially: the full normalizer decides.
+        return undefined;
+    }
+    i = skipSpace(text, valueEnd);
+    if (i >= n) return undefined;
+    const c = text.charCodeAt(i);
+    if (c === COMMA) {
+      i = skipSpace(text, i + 1);
+      continue;
+    }
+    if (c !== CLOSE_OBJECT) return undefined;
+    break;
+  }
+  if (skipSpace(text, i + 1) !== n || resultStart === -1) return undefined;
+  if (idStart !== -1 && !plainId(text.charCodeAt(idStart))) return undefined;
+  return { resultStart, resultEnd, idStart, idEnd };
+}
+
+/** Top-level member kinds (plain numbers: the recognizer runs per event, and so does this switch). */
+const Member = { Other: 0, Result: 1, Id: 2, Jsonrpc: 3, Special: 4 } as const;
+type Member = (typeof Member)[keyof typeof Member];
+
+/** Which top-level member a (escape-free) name is; `error`, `__proto__` and `constructor` are Special. */
+function watchedMember(text: string, start: number, length: number): Member {
+  switch (length) {
+    case 2:
+      return text.startsWith('id', start) ? Member.Id : Member.Other;
+    case 5:
+      return text.startsWith('error', start) ? Member.Special : Member.Other;
+    case 6:
+      return text.startsWith('result', start) ? Member.Result : Member.Other;
+    case 7:
+      return text.startsWith('jsonrpc', start) ? Member.Jsonrpc : Member.Other;
+    case 9:
+      return text.startsWith('__proto__', start) ? Member.Special : Member.Other;
+    case 11:
+      return text.startsWith('constructor', start) ? Member.Special : Member.Other;
+    default:
+      return Member.Other;
+  }
+}
+
+/** An id the normalizer takes as it is: a string, null or a number (checked for range by the caller). */
+function plainId(first: number): boolean {
+  return first === QUOTE || first === 0x6e /* n(ull) */ || first === MINUS || (first >= ZERO && first <= NINE);
+}
+
+/** End of one JSON value starting at `i` (just past it), or NO. `depth` is the depth of the container holding it. */
+function value(text: string, i: number, depth: number, maxDepth: number): number {
+  if (i >= text.length) return NO;
+  const c = text.charCodeAt(i);
+  if (c === QUOTE) return stringEnd(text, i + 1);
+  if (c === OPEN_OBJECT) return depth + 1 > maxDepth ? NO : objectEnd(text, i + 1, depth + 1, maxDepth);
+  if (c === OPEN_ARRAY) return depth + 1 > maxDepth ? NO : arrayEnd(text, i + 1, depth + 1, maxDepth);
+  if (c === MINUS || (c >= ZERO && c <= NINE)) return numberEnd(text, i);
+  if (c === 0x74 /* t */) return text.startsWith('true', i) ? i + 4 : NO;
+  if (c === 0x66 /* f */) return text.startsWith('false', i) ? i + 5 : NO;
+  if (c === 0x6e /* n */) return text.startsWith('null', i) ? i + 4 : NO;
+  return NO;
+}
+
+function objectEnd(text: string, i: number, depth: number, maxDepth: number): number {
+  const n = text.length;
+  i = skipSpace(text, i);
+  if (i < n && text.charCodeAt(i) === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    if (i >= n || text.charCodeAt(i) !== QUOTE) return NO;
+    const keyEnd = nestedNameEnd(text, i + 1);
+    if (keyEnd === NO) return NO;
+    i = skipSpace(text, keyEnd);
+    if (i >= n || text.charCodeAt(i) !== COLON) return NO;
+    const end = value(text, skipSpace(text, i + 1), depth, maxDepth);
+    if (end === NO) return NO;
+    i = skipSpace(text, end);
+    if (i >= n) return NO;
+    const c = text.charCodeAt(i);
+    if (c === CLOSE_OBJECT) return i + 1;
+    if (c !== COMMA) return NO;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/**
+ * A member name below the top level: just past its closing quote, or NO.
+ * Prototype-looking names at any depth are secure-json-parse's business (it
+ * refuses some of them): `__proto__` and `constructor` go the full way, and
+ * so does any name with a \u escape, the only escape that could spell one
+ * in disguise (the others make characters those names lack).
+ */
+function nestedNameEnd(text: string, i: number): number {
+  const plain = plainKeyEnd(text, i);
+  if (plain !== NO) return specialName(text, i, plain - i) ? NO : plain + 1;
+  const end = stringEnd(text, i);
+  return end === NO || hasUnicodeEscape(text, i, end) ? NO : end;
+}
+
+/** In a valid string body [start, end), each backslash found after the last escape starts the next escape. */
+function hasUnicodeEscape(text: string, start: number, end: number): boolean {
+  for (let b = text.indexOf('\\', start); b !== -1 && b < end; b = text.indexOf('\\', b + 2)) {
+    if (text.charCodeAt(b + 1) === 0x75 /* u */) return true;
+  }
+  return false;
+}
+
+function specialName(text: string, start: number, length: number): boolean {
+  return (length === 9 && text.startsWith('__proto__', start)) || (length === 11 && text.startsWith('constructor', start));
+}
+
+function arrayEnd(text: string, i: number, depth: number, maxDepth: number): number {
+  const n = text.length;
+  i = skipSpace(text, i);
+  if (i < n && text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
+  for (;;) {
+    const end = value(text, i, depth, maxDepth);
+    if (end === NO) return NO;
+    i = skipSpace(text, end);
+    if (i >= n) return NO;
+    const c = text.charCodeAt(i);
+    if (c === CLOSE_ARRAY) return i + 1;
+    if (c !== COMMA) return NO;
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** A member name without escapes or control characters: the index of its closing quote, or NO. */
+function plainKeyEnd(text: string, i: number): number {
+  const n = text.length;
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c > BACKSLASH) continue;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH || c < 0x20) return NO;
+  }
+  return NO;
+}
+
+/**
+ * `i` is just past the opening quote; returns just past the closing one, or
+ * NO: a raw control character, an escape JSON does not define, or a
+ * surrogate escape that is not a high one directly followed by a low one
+ * (JSON.parse takes a lone one; the full normalizer refuses it).
+ */
+function stringEnd(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    // Letters and most text sit above the backslash: nothing to check.
+    if (c > BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (c === QUOTE) return i + 1;
+    if (c < 0x20) return NO;
+    if (c !== BACKSLASH) {
+      i++;
+      continue;
+    }
+    const e = text.charCodeAt(i + 1);
+    if (e !== 0x75 /* u */) {
+      if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) return NO;
+      i += 2;
+      continue;
+    }
+    const unit = hex4(text, i + 2);
+    if (unit < 0) return NO;
+    if (unit < 0xd800 || unit > 0xdfff) {
+      i += 6;
+      continue;
+    }
+    if (unit > 0xdbff || text.charCodeAt(i + 6) !== BACKSLASH || text.charCodeAt(i + 7) !== 0x75) return NO;
+    const low = hex4(text, i + 8);
+    if (low < 0xdc00 || low > 0xdfff) return NO;
+    i += 12;
+  }
+  return NO;
+}
+
+/** The value of four hex digits at `i`, or -1. */
+function hex4(text: string, i: number): number {
+  if (i + 4 > text.length) return -1;
+  let v = 0;
+  for (let k = i; k < i + 4; k++) {
+    const c = text.charCodeAt(k);
+    const d = c >= ZERO && c <= NINE ? c - ZERO : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+function numberEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) === MINUS) i++;
+  let c = text.charCodeAt(i);
+  if (c === ZERO) i++;
+  else if (c >= 0x31 && c <= NINE) i = digitsEnd(text, i + 1);
+  else return NO;
+  c = text.charCodeAt(i);
+  if (c === DOT) {
+    const end = digitsEnd(text, i + 1);
+    if (end === i + 1) return NO;
+    i = end;
+    c = text.charCodeAt(i);
+  }
+  if (c === 0x65 || c === 0x45 /* e E */) {
+    i++;
+    c = text.charCodeAt(i);
+    if (c === PLUS || c === MINUS) i++;
+    const end = digitsEnd(text, i);
+    if (end === i) return NO;
+    i = end;
+  }
+  return i;
+}
+
+function digitsEnd(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) break;
+    i++;
+  }
+  return i;
+}
+
+/** JSON whitespace only: space, tab, LF, CR. */
+function skipSpace(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+    i++;
+  }
+  return i;
+}

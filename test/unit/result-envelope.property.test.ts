@@ -1,0 +1,169 @@
+/**
+ * The stream's fast path (src/envelope/result-envelope.ts, used by
+ * normalizeEvent) must change nothing a caller sees: whatever the text, an
+ * event's output is exactly what the full normalizer writes for it, and the
+ * recognizer only ever accepts text JSON.parse accepts, finding the same
+ * `result` bytes as the depth/duplicate scan.
+ */
+import fc from 'fast-check';
+import t from 'tap';
+import type { JsonRpcId } from '../../src/envelope/envelope.js';
+import { scanJson } from '../../src/envelope/json-scan.js';
+import { fail, normalizeJsonText, type NormalizePolicy } from '../../src/envelope/normalize.js';
+import { Redactor } from '../../src/envelope/redact.js';
+import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
+import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
+import type { SseEvent } from '../../src/stream/sse-parser.js';
+import { callerIdArb, hostileTextArb, nearValidBodyArb, policyArb } from '../support/envelope-invariants.js';
+
+const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 3000;
+const SECRET = 'sk-live-0123456789abcdef';
+
+/** Envelopes as remotes write them: compact or pretty, members in any order, ids of every kind. */
+const envelopeArb = fc
+  .record({
+    id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.double(), fc.constant(2 ** 53 + 2)),
+    result: fc.jsonValue({ maxDepth: 5 }),
+    extra: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+    order: fc.constantFrom('rpc-first', 'result-first', 'no-id', 'no-jsonrpc'),
+    indent: fc.constantFrom(undefined, 0, 2, '\t'),
+    secret: fc.boolean(),
+  })
+  .map(({ id, result, extra, order, indent, secret }) => {
+    const r = secret ? { note: `token ${SECRET}`, result } : result;
+    const base: Record<string, unknown> =
+      order === 'result-first' ? { result: r, ...extra, id, jsonrpc: '2.0' }
+      : order === 'no-id' ? { jsonrpc: '2.0', result: r }
+      : order === 'no-jsonrpc' ? { id, result: r, ...extra }
+      : { jsonrpc: '2.0', id, result: r, ...extra };
+    return JSON.stringify(base, null, indent);
+  });
+
+/** One character inserted, removed or replaced: text that is almost, or just barely, JSON. */
+const mutatedArb = fc
+  .tuple(envelopeArb, fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), fc.constantFrom('"', '\\', ',', ':', '{', '}', '[', ']', ' ', '\n', '\t', '\u0001', 'u', 'e', '-', '0', '.', 'x', '\ud800', '\ufeff'))
+  .map(([text, at, how, ch]) => {
+    const i = at % (text.length + 1);
+    if (how === 'insert') return text.slice(0, i) + ch + text.slice(i);
+    if (how === 'delete') return text.slice(0, i) + text.slice(i + 1);
+    return text.slice(0, i) + ch + text.slice(i + 1);
+  });
+
+const dataArb = fc.oneof(
+  { weight: 6, arbitrary: envelopeArb },
+  { weight: 6, arbitrary: mutatedArb },
+  { weight: 4, arbitrary: nearValidBodyArb.map((b) => b.toString('utf8')) },
+  { weight: 1, arbitrary: hostileTextArb },
+  { weight: 1, arbitrary: fc.constantFrom('{"result":"\\ud83d\\ude00"}', '{"result":"\\ud83d"}', '{"result":"\\ude00\\ud83d"}', '{"result":"\\\\ud800"}', '{"result":1e400}', '{"result":-0.5E+3,"id":-0}') },
+);
+
+/** What normalizeEvent wrote before the fast path existed, for a context without result checks or bridge. */
+function fullPathJson(data: string, ctx: EventContext, index: number): string {
+  const n = normalizeJsonText(data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  if (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR') return oneLine(n.json);
+  return fail(ctx.callerId, 'INVALID_EVENT', {
+    remote: ctx.policy.remote,
+    httpStatus: ctx.httpStatus,
+    metadata: { cause: n.outcome, event: index },
+    caller: ctx.policy.caller,
+  }).json;
+}
+
+const event = (data: string): SseEvent => ({ kind: 'event', type: 'message', data, lastEventId: '', invalidUtf8: false });
+
+t.test('property: an event is written exactly as the full normalizer writes it', async (t) => {
+  let fast = 0;
+  let runs = 0;
+  fc.assert(
+    fc.property(dataArb, callerIdArb, policyArb, fc.boolean(), fc.constantFrom(200, 201, 299, 500), (data, callerId: JsonRpcId, base, redact, httpStatus) => {
+      const policy: NormalizePolicy = redact ? { ...base, redactor: new Redactor([SECRET]) } : base;
+      const ctx: EventContext = { callerId, policy, httpStatus };
+      const out = normalizeEvent(event(data), ctx, 3);
+      const expected = fullPathJson(data, ctx, 3);
+      if (out.json !== expected) throw new Error(`differs for ${JSON.stringify(data)}:\n  got  ${out.json}\n  want ${expected}`);
+      const n = normalizeJsonText(data, callerId, policy, httpStatus);
+      if (out.outcome !== (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR' ? n.outcome : 'INVALID_EVENT')) throw new Error(`outcome ${out.outcome} for ${n.outcome}`);
+      if (out.redactions !== n.redactions) throw new Error(`redactions ${out.redactions} vs ${n.redactions}`);
+      runs++;
+      if (recognizeResultEnvelope(data, policy.maxJsonDepth)) fast++;
+    }),
+    { numRuns },
+  );
+  t.equal(runs, numRuns);
+  // The generators must reach the fast path often, or the property says little about it.
+  t.ok(fast > numRuns / 5, `${fast} of ${numRuns} events took the fast path`);
+});
+
+t.test('property: the recognizer accepts only JSON, and finds the result where the scan does', async (t) => {
+  fc.assert(
+    fc.property(dataArb, fc.integer({ min: 2, max: 64 }), (data, maxDepth) => {
+      const found = recognizeResultEnvelope(data, maxDepth);
+      if (!found) return;
+      const parsed = JSON.parse(data) as Record<string, unknown>;
+      const scan = scanJson(data, maxDepth);
+      if (scan.problem) throw new Error(`accepted text the scan refuses (${scan.problem}): ${JSON.stringify(data)}`);
+      if (data.slice(found.resultStart, found.resultEnd) !== data.slice(scan.resultStart, scan.resultEnd)) throw new Error(`result span differs: ${JSON.stringify(data)}`);
+      if (!Object.hasOwn(parsed, 'result') || Object.hasOwn(parsed, 'error')) throw new Error(`not a result envelope: ${JSON.stringify(data)}`);
+      const id = found.idStart === -1 ? undefined : JSON.parse(data.slice(found.idStart, found.idEnd));
+      if (id !== parsed.id && !(Number.isNaN(id) && Number.isNaN(parsed.id))) throw new Error(`id differs: ${JSON.stringify(data)}`);
+    }),
+    { numRuns },
+  );
+  t.pass('no counterexample');
+});
+
+t.test('plain envelopes of any valid result are recognized (the fast path is the common path)', async (t) => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 6 }), fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null)), (result, id) => {
+      const text = JSON.stringify({ jsonrpc: '2.0', id, result });
+      // Member names the parser guards, and lone surrogates (escaped by JSON.stringify), go the full way on purpose.
+      fc.pre(!/"(__proto__|constructor)"|\\u[dD][89a-fA-F]/.test(text));
+      return recognizeResultEnvelope(text, 64) !== undefined;
+    }),
+    { numRuns },
+  );
+  t.pass('no counterexample');
+});
+
+t.test('edges the recognizer leaves to the full normalizer', async (t) => {
+  const no = [
+    '{"result":1,"result":2}',
+    '{"id":1,"id":2,"result":1}',
+    '{"jsonrpc":"2.0","jsonrpc":"2.0","result":1}',
+    '{"result":1,"error":null}',
+    '{"__proto__":{},"result":1}',
+    '{"result":{"__proto__":{"x":1}}}',
+    '{"result":{"a":{"constructor":{"prototype":{}}}}}',
+    '{"res\\u0075lt":1}',
+    '{"result":"\\ud800"}',
+    '{"result":"\\udc00\\ud800"}',
+    '{"result":"a\tb"}',
+    '{"result":1}x',
+    '\ufeff{"result":1}',
+    '{"result":01}',
+    '{"result":1.}',
+    '{"result":.5}',
+    '{"result":+1}',
+    '{"result":1e}',
+    '{"result":tru}',
+    '{"result":[1,]}',
+    '{"result":{"a":1,}}',
+    '{"result":"\\x"}',
+    '{"result":"\\u12g4"}',
+    '{"id":true,"result":1}',
+    '{"id":[1],"result":1}',
+    '[{"result":1}]',
+    '{"x":1}',
+    '',
+  ];
+  for (const text of no) t.equal(recognizeResultEnvelope(text, 64), undefined, JSON.stringify(text));
+  t.equal(recognizeResultEnvelope('{"result":[[[]]]}', 4)?.resultStart, 10, 'depth 4 within 4');
+  t.equal(recognizeResultEnvelope('{"result":[[[[]]]]}', 4), undefined, 'depth 5 over 4');
+  const text = ' {\n "jsonrpc" : "2.0" ,\r\n\t"id":"a\\"b", "result" : {"t":"\\ud83d\\ude00 \\\\ud800"} , "x":[] }\n';
+  const found = recognizeResultEnvelope(text, 64);
+  t.ok(found);
+  t.equal(text.slice(found!.resultStart, found!.resultEnd), '{"t":"\\ud83d\\ude00 \\\\ud800"}');
+  t.equal(text.slice(found!.idStart, found!.idEnd), '"a\\"b"');
+  t.ok(recognizeResultEnvelope('{"result":{"\\\\u":1,"a\\"b":2}}', 64), 'an escaped backslash before u in a member name is no \\u escape');
+  t.equal(recognizeResultEnvelope('{"result":{"\\u005f_proto__":1}}', 64), undefined, 'a \\u escape in a member name goes the full way');
+});
