@@ -67,8 +67,12 @@ export function cleanPush(value: unknown, redactors: readonly Redactor[]): Clean
     for (const [rawKey, item] of Object.entries(node)) {
       const key = cleanText(rawKey);
       if (key !== rawKey) cleaned++;
-      // A name cleaning empties (or turns into "__proto__", which the parser refused raw) is dropped.
-      if (key === '' || key === '__proto__') continue;
+      // A name cleaning empties (or turns into "__proto__", which the parser refused raw) is dropped. That is a
+      // change: counted, so the cleaned value (not the input, which still has the member) is what is sent.
+      if (key === '' || key === '__proto__') {
+        cleaned++;
+        continue;
+      }
       // Two names that differ only in what a reader does not see are one name to the local agent.
       if (Object.hasOwn(out, key)) throw new Refusal('PUSH_DUPLICATE_MEMBER', 'a member twice once cleaned');
       if (!freeForm) {

@@ -102,6 +102,16 @@ t.test("the gateway's secrets: redacted in text, refused where they cannot be", 
   t.match(check(body(status('x', { metadata: { n: 1234567890123 } })), { redactors: [digits] }), { ok: false, reason: 'PUSH_CREDENTIAL_ECHOED', detail: /number/ });
 });
 
+t.test('a member with an empty name is dropped, and what is sent is the cleaned push (found by the property, seed -1841869262)', async (t) => {
+  // Before: dropping the member was not counted as a change, so the input, secret and all, went on unchanged.
+  const v = check(body(status('x', { metadata: { '': MINTED, kept: 'k' } })));
+  t.match(v, { ok: true, cleaned: 1 });
+  t.notOk(v.ok && v.json.includes(MINTED), "the gateway's secret is not sent");
+  t.same(v.ok && JSON.parse(v.json).statusUpdate.metadata, { kept: 'k' });
+  const plain = check(body(status('x', { metadata: { '': 'plain' } })));
+  t.same(plain.ok && JSON.parse(plain.json).statusUpdate.metadata, {}, 'the member is dropped whatever its value');
+});
+
 t.test('0.3 pushes: a Task or kind-tagged event; bridged when the local agent speaks the other generation', async (t) => {
   const task03 = { kind: 'task', id: 'task-1', contextId: 'c', status: { state: 'working', message: { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 'hi' }] } } };
   t.match(check(body(task03), { generation: '0.3', deliverAs: '0.3' }), { ok: true, taskId: 'task-1', bridged: false });
