@@ -12,7 +12,8 @@ import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { CallLog } from '../proxy/context.js';
 import { relayStream } from '../stream/relay.js';
-import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { CallAbort } from '../upstream/call-abort.js';
+import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { answerOf, headerValue } from '../upstream/read-body.js';
 import type { A2ACall } from './call.js';
 import {
@@ -51,26 +52,27 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   const built = codec.request(call, target.base);
   if (!built.ok) return { relayed: false, result: { outcome: built.error, headers: {} } };
 
-  const controller = new AbortController();
+  // One abort point (upstream/call-abort.ts): the headers and total deadlines (shared timer queues), the caller
+  // leaving, the drain's end. Its signal is made for undici's request() (and a wait in the concurrency queue).
+  const abort = new CallAbort();
+  // Until the relay takes over (its own timers bound the stream), the headers wait and a non-stream body are bounded.
+  abort.startTotal(remote.timeouts.totalMs);
+  abort.startHeaders(Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
   const onCallerClose = () => {
-    if (!out.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+    if (!out.writableFinished) abort.abort('CALLER_CLOSED');
   };
   out.once('close', onCallerClose);
-  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
-  // Until the relay takes over (its own timers bound the stream), the headers wait and a non-stream body are bounded.
-  const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
-  const totalDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
   const lease = ctx.budget.lease();
   let run: StreamRun;
   try {
-    release = await runtime.admit(controller.signal);
+    release = await runtime.admit(() => abort.signal);
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(built.request.path, target.base), headers: upstreamHeadersOf(env, target, built.request, true), binding: target.codec.binding, method: built.request.method };
-    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, controller.signal));
-    clearTimeout(headersDeadline);
+    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, abort.signal));
+    abort.stopHeaders();
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
@@ -82,7 +84,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       // Redacted like a unary reply: a remote may echo its credential in an error (or a single result) as well as in events.
       run = { relayed: false, result: { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders } };
     } else {
-      clearTimeout(totalDeadline);
+      abort.stopTotal();
       lease.release();
       const httpStatus = res.statusCode;
       const stopError = (reason: Reason, detail?: string) => env.gatewayError(reason, { remote: remote.name, httpStatus }, detail);
@@ -136,10 +138,8 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       run = { relayed: false, result: { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} } };
     }
   } finally {
-    clearTimeout(headersDeadline);
-    clearTimeout(totalDeadline);
+    abort.finish();
     out.off('close', onCallerClose);
-    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }

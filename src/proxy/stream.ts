@@ -20,7 +20,8 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
-import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { CallAbort } from '../upstream/call-abort.js';
+import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { answerOf } from '../upstream/read-body.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, sendEnvelope } from './reply.js';
@@ -41,19 +42,19 @@ export async function streamCall(
 ): Promise<void> {
   const { remote, runtime, call, path, caller, bridge } = target;
   const onDropped = (direction: 'response' | 'event', labels: readonly string[]) => bridge && reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels);
-  const controller = new AbortController();
+  // One abort point (upstream/call-abort.ts): the headers and total deadlines (shared timer queues), the caller
+  // leaving, the drain's end. Its signal is made for undici's request() (and a wait in the concurrency queue).
+  const abort = new CallAbort();
+  // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded,
+  // and so is reading a body that is not a stream (the unary total deadline).
+  abort.startTotal(remote.timeouts.totalMs);
+  abort.startHeaders(Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
   const onCallerClose = () => {
-    if (!reply.raw.writableFinished) controller.abort(new CallAborted('CALLER_CLOSED'));
+    if (!reply.raw.writableFinished) abort.abort('CALLER_CLOSED');
   };
   reply.raw.once('close', onCallerClose);
   // Shutdown's drainMs is up before any stream started: answer GATEWAY_SHUTDOWN rather than have the socket cut.
-  const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-  ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
-  // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded,
-  // and so is reading a body that is not a stream (the unary total deadline).
-  const headersWait = Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs);
-  const headersDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), headersWait);
-  const totalDeadline = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.totalMs);
+  abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
   const lease = ctx.budget.lease();
@@ -64,13 +65,13 @@ export async function streamCall(
   const onInternalError = (err: unknown) =>
     reportInternalError(request.log, ctx.metrics.internalErrors, 'stream', err, { requestId: request.id, remote: remote.name });
   try {
-    release = await runtime.admit(controller.signal);
+    release = await runtime.admit(() => abort.signal);
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(path, remote.url), headers: withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge) };
     const res = await tracedAttempt(callTraceOf(reply), upstream, classifyTransportError, (sent) =>
-      sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: true, signal: controller.signal }),
+      sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: true, signal: abort.signal }),
     );
-    clearTimeout(headersDeadline);
+    abort.stopHeaders();
     ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
@@ -89,7 +90,7 @@ export async function streamCall(
       if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
       else runtime.breaker.onSuccess();
     } else {
-      clearTimeout(totalDeadline);
+      abort.stopTotal();
       lease.release();
       // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
       const liveRedactor = runtime.credentials ? () => runtime.redactor() : undefined;
@@ -111,10 +112,8 @@ export async function streamCall(
       normalized = fail(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
-    clearTimeout(headersDeadline);
-    clearTimeout(totalDeadline);
+    abort.finish();
     reply.raw.off('close', onCallerClose);
-    ctx.drainEnd.removeEventListener('abort', onDrainEnd);
     release?.();
     lease.release();
   }

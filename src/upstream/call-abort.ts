@@ -1,13 +1,15 @@
 /**
- * How one unary call is ended early, for a reason of the gateway's: its total
- * deadline or its headers deadline (UPSTREAM_TIMEOUT), the caller leaving
- * (CALLER_CLOSED) or the end of the shutdown drain (GATEWAY_SHUTDOWN).
+ * How one call (unary, or a stream until and while it is relayed) is ended
+ * early, for a reason of the gateway's: its total deadline or its headers
+ * deadline (UPSTREAM_TIMEOUT), the caller leaving (CALLER_CLOSED) or the end
+ * of the shutdown drain (GATEWAY_SHUTDOWN).
  *
  * The deadlines are entries of the shared queues (deadlines.ts); the drain is
  * one listener per drain signal for all calls (not one per call); the work in
  * flight (an upstream exchange) registers itself as the one thing to tell.
  * An AbortSignal is made only when something asks for one (a wait in the
- * concurrency queue, a retry's backoff), so a call that needs none has none.
+ * concurrency queue, a retry's backoff, a stream's undici request()), so a
+ * call that needs none has none.
  */
 import { CallAborted } from './errors.js';
 import { Deadline, deadlines, type DeadlineQueues } from './deadlines.js';
@@ -64,6 +66,11 @@ export class CallAbort {
   /** The whole call's deadline. */
   startTotal(ms: number): void {
     this.queues.start(this.#total, ms);
+  }
+
+  /** A stream's relay took over (its own timers bound it): the total deadline no longer applies. */
+  stopTotal(): void {
+    this.queues.stop(this.#total);
   }
 
   /** The wait for the response head (retries included). */

@@ -274,3 +274,53 @@ t.test('CallAbort: the drain signal aborts every watching call with GATEWAY_SHUT
   after.watchDrain(drain.signal);
   t.equal(after.error?.reason, 'GATEWAY_SHUTDOWN', 'a call that starts after the drain ended is aborted at once');
 });
+
+t.test('CallAbort, a stream: once the relay takes over, neither deadline fires; the caller and the drain still abort its signal', async (t) => {
+  const { clock, queues } = setup();
+  const drain = new AbortController();
+  const call = new CallAbort(queues);
+  call.startTotal(1_000);
+  call.startHeaders(100);
+  call.watchDrain(drain.signal);
+  const signal = call.signal; // what undici's request() is given
+  clock.advance(99);
+  call.stopHeaders(); // the head arrived 1 ms under the headers deadline
+  call.stopTotal(); // an event stream: the relay's own timers bound it from here
+  t.equal(queues.size, 0, 'no deadline is pending while the stream is relayed');
+  clock.advance(5_000);
+  t.notOk(signal.aborted, 'long past both deadlines, the stream is not aborted');
+  drain.abort();
+  t.ok(signal.aborted, 'the drain still reaches a relayed stream');
+  t.equal((signal.reason as { reason?: string }).reason, 'GATEWAY_SHUTDOWN');
+  call.abort('CALLER_CLOSED');
+  t.equal(call.error?.reason, 'GATEWAY_SHUTDOWN', 'the first reason wins');
+  call.finish();
+});
+
+t.test('CallAbort, a stream: the total deadline still bounds a body that is not a stream (1 ms under, at it)', async (t) => {
+  const { clock, queues } = setup();
+  const call = new CallAbort(queues);
+  call.startTotal(300);
+  call.startHeaders(100);
+  const signal = call.signal;
+  clock.advance(50);
+  call.stopHeaders(); // a JSON answer, not an event stream: total stays
+  clock.advance(249);
+  t.notOk(signal.aborted, '1 ms under the total deadline');
+  clock.advance(1);
+  t.equal((signal.reason as { reason?: string }).reason, 'UPSTREAM_TIMEOUT');
+  call.finish();
+  t.equal(queues.size, 0);
+});
+
+t.test('CallAbort: stopTotal on a call that never started one, or twice, is harmless', async (t) => {
+  const { clock, queues } = setup();
+  const call = new CallAbort(queues);
+  call.stopTotal();
+  call.startTotal(10);
+  call.stopTotal();
+  call.stopTotal();
+  clock.advance(100);
+  t.notOk(call.aborted);
+  t.equal(queues.size, 0);
+});
