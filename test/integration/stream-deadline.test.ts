@@ -19,6 +19,9 @@ const RESULT = (text: string) => `{"message":{"messageId":"${text}","contextId":
 /** Each upstream request: its path, and whether the gateway has closed it (aborted, or done). */
 const seen: { path: string; closed: boolean }[] = [];
 
+/** The upstream side of every '/open' stream, for the test to end. */
+const openStreams: ServerResponse[] = [];
+
 const upstream = createServer(async (req: IncomingMessage, res: ServerResponse) => {
   const entry = { path: req.url ?? '', closed: false };
   seen.push(entry);
@@ -46,6 +49,12 @@ const upstream = createServer(async (req: IncomingMessage, res: ServerResponse) 
       await delay(900);
       res.end(`data: {"jsonrpc":"2.0","id":${id},"result":${RESULT('second')}}\n\n`);
       return;
+    case '/open':
+      // A stream that stays open until the test ends it: it holds a concurrency slot.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: {"jsonrpc":"2.0","id":${id},"result":${RESULT('open')}}\n\n`);
+      openStreams.push(res);
+      return;
     default:
       res.writeHead(404).end();
   }
@@ -62,7 +71,9 @@ const remote = (name: string, path: string, timeouts: string) => `
     circuitBreaker: { failureThreshold: 10000 }`;
 const gw: RunningGateway = await startGateway(`
 server: { host: 127.0.0.1, port: 0 }
-remotes:${remote('silent', '/silent', '{ totalMs: 60000, headersMs: 300 }')}${remote('soon', '/head-soon', '{ totalMs: 5000, headersMs: 3000 }')}${remote('body', '/json-never-ends', '{ totalMs: 400, headersMs: 60000 }')}${remote('long', '/events-past-total', '{ totalMs: 300, headersMs: 300 }')}${remote('held', '/silent', '{ totalMs: 60000, headersMs: 60000 }')}
+remotes:${remote('silent', '/silent', '{ totalMs: 60000, headersMs: 300 }')}${remote('soon', '/head-soon', '{ totalMs: 5000, headersMs: 3000 }')}${remote('body', '/json-never-ends', '{ totalMs: 400, headersMs: 60000 }')}${remote('long', '/events-past-total', '{ totalMs: 300, headersMs: 300 }')}${remote('held', '/silent', '{ totalMs: 60000, headersMs: 60000 }')}${remote('slot', '/open', '{ totalMs: 60000, headersMs: 400, queueTimeoutMs: 60000 }')}
+    limits: { maxConcurrent: 1, maxQueued: 1 }${remote('slotwait', '/open', '{ totalMs: 60000, headersMs: 60000, queueTimeoutMs: 60000 }')}
+    limits: { maxConcurrent: 1, maxQueued: 1 }
 `);
 t.teardown(async () => {
   await gw.close();
@@ -173,3 +184,65 @@ t.test('a caller that leaves before the head: the upstream request is cut at onc
   }
 });
 
+
+/** A stream that holds the remote's one concurrency slot until the test ends it. */
+async function holdSlot(name: string): Promise<() => void> {
+  const before = openStreams.length;
+  const leave = new AbortController();
+  const pending = request(`${gw.url}/remotes/${name}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...V1 },
+    body: JSON.stringify(rpcRequest('SendStreamingMessage', 'holder', MESSAGE)),
+    signal: leave.signal,
+  }).then((res) => res.body.text()).catch((err: unknown) => err);
+  await waitFor('the holding stream upstream', () => openStreams.length > before);
+  const upstreamSide = openStreams[before]!;
+  return () => {
+    upstreamSide.end();
+    leave.abort();
+    void pending;
+  };
+}
+
+async function queuedOf(name: string): Promise<number> {
+  const res = await request(`${gw.url}/readyz?detail=1`);
+  const body = (await res.body.json()) as { remotes: { name: string; queued?: number }[] };
+  return body.remotes.find((r) => r.name === name)?.queued ?? -1;
+}
+
+t.test('a stream waiting for a concurrency slot: the headers deadline bounds the wait too (UPSTREAM_TIMEOUT), nothing reaches the remote', async (t) => {
+  const release = await holdSlot('slot');
+  t.teardown(release);
+  const upstreamBefore = seen.length;
+  const rpcReply = await jsonRpcStream('slot');
+  t.match(rpcReply.contentType, /^application\/json/);
+  t.equal(reasonOfEvent(JSON.parse(rpcReply.raw) as Record<string, unknown>), 'UPSTREAM_TIMEOUT', 'JSON-RPC caller');
+  const restReply = await restStream('slot');
+  t.equal(restReason(restReply.raw), 'UPSTREAM_TIMEOUT', 'HTTP+JSON caller');
+  t.equal(seen.length, upstreamBefore, 'neither queued call reached the remote');
+  t.equal(await queuedOf('slot'), 0, 'the queue is empty again');
+});
+
+t.test('a caller that leaves while its stream waits for a slot gives its queue place up at once', async (t) => {
+  const release = await holdSlot('slotwait');
+  t.teardown(release);
+  for (const [label, path, body] of [
+    ['JSON-RPC caller', '/', rpcRequest('SendStreamingMessage', 'queued', MESSAGE)],
+    ['HTTP+JSON caller', '/message:stream', MESSAGE],
+  ] as const) {
+    const upstreamBefore = seen.length;
+    const leave = new AbortController();
+    const pending = request(`${gw.url}/remotes/slotwait${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...V1 },
+      body: JSON.stringify(body),
+      signal: leave.signal,
+    }).catch((err: unknown) => err);
+    for (const until = Date.now() + 10_000; (await queuedOf('slotwait')) !== 1; await delay(10)) if (Date.now() > until) throw new Error(`${label}: never queued`);
+    leave.abort();
+    await pending;
+    for (const until = Date.now() + 10_000; (await queuedOf('slotwait')) !== 0; await delay(10)) if (Date.now() > until) throw new Error(`${label}: still queued after the caller left`);
+    t.pass(`${label}: out of the queue`);
+    t.equal(seen.length, upstreamBefore, `${label}: nothing reached the remote`);
+  }
+});
