@@ -32,7 +32,7 @@ import { remoteCardInterfaces } from './routes/remote-card-interfaces.js';
 import { remoteRoutes } from './routes/remote-routes.js';
 import { resolvePushConfig, startPushListener, PushMetrics, type PushListener, type PushSettings } from './push/index.js';
 import { reportInternalError } from './telemetry/internal-error.js';
-import { resolveTraces } from './telemetry/config.js';
+import { resolveTraces } from './config/traces.js';
 import { createTelemetry, type Telemetry } from './telemetry/tracing.js';
 import { createLogger } from './telemetry/logger.js';
 import { GatewayMetrics } from './telemetry/metrics.js';

@@ -17,7 +17,7 @@ import { secretProblems, type Env } from './secrets.js';
 import { nearestKey } from './suggest.js';
 import { PushConfigError, resolvePushConfig } from '../push/config.js';
 import { workerShareProblems } from './worker-share.js';
-import { resolveTraces } from '../telemetry/config.js';
+import { resolveTraces } from './traces.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;

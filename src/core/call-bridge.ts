@@ -20,7 +20,7 @@ import type { Operation, ProtocolGeneration } from '../a2a/operations.js';
 import { BRIDGED_GENERATIONS } from '../a2a/remote-versions.js';
 import { a2aVersionOf } from '../a2a/version.js';
 import { Code, type Reason } from '../envelope/codes.js';
-import { translateResult } from '../proxy/version-bridge.js';
+import { translateResult } from '../a2a/bridge/translate-result.js';
 import type { A2ACall } from './call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
 

@@ -8,11 +8,9 @@
  */
 import type { Reason } from '../envelope/codes.js';
 
-export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
-/** Domain of the A2A ErrorInfo (spec §9.5, §10.6, §11.6). */
-export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
-/** Domain of the gateway's own ErrorInfo. */
-export const GATEWAY_ERROR_DOMAIN = 'a2a-egress';
+// One definition of each, in the error catalogue (envelope/codes.ts): A2A's ErrorInfo domain (spec §9.5, §10.6,
+// §11.6) and the gateway's own.
+export { A2A_ERROR_DOMAIN, ERROR_DOMAIN as GATEWAY_ERROR_DOMAIN, ERROR_INFO_TYPE } from '../envelope/codes.js';
 
 /** A ProtoJSON `Any` detail: an object with a `@type`. */
 export type ErrorDetail = { readonly '@type': string } & Readonly<Record<string, unknown>>;

@@ -13,7 +13,8 @@
  * (sanitized, redacted) values only, and its output meets the same byte bounds
  * as the remote's reply would: it never adds remote text, so redaction holds.
  */
-import { bridgeEvent, bridgeParams, bridgeResult } from '../a2a/bridge/index.js';
+import { bridgeParams } from '../a2a/bridge/index.js';
+import { translateResult, type TranslatedResult } from '../a2a/bridge/translate-result.js';
 import { operationForJsonRpcMethod, type Operation, type ProtocolGeneration } from '../a2a/operations.js';
 import { BRIDGED_GENERATIONS } from '../a2a/remote-versions.js';
 import { a2aVersionOf } from '../a2a/version.js';
@@ -113,15 +114,8 @@ export function bridgeReply(bridge: VersionBridge, normalized: Normalized, ctx: 
   return keepRedactions({ json, outcome: 'ok', result: translated.result }, normalized);
 }
 
-export type TranslatedResult = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly reason: Reason; readonly detail: string };
-
-/** One result (or stream event's result) from the remote's generation into the caller's. */
-export function translateResult(bridge: Pick<VersionBridge, 'operation' | 'caller' | 'remote'>, result: unknown, ctx: Pick<BridgeReplyContext, 'onDropped'>, direction: 'response' | 'event'): TranslatedResult {
-  const out = direction === 'event' ? bridgeEvent(bridge.remote, bridge.caller, result) : bridgeResult(bridge.operation, bridge.remote, bridge.caller, result);
-  if (out.dropped.length > 0) ctx.onDropped(direction, out.dropped);
-  if (!out.ok) return { ok: false, reason: out.code === Code.UnsupportedOperation ? 'NO_COUNTERPART' : 'INVALID_RESULT', detail: out.problem };
-  return { ok: true, result: out.value };
-}
+// Shared with the binding runner (core/call-bridge.ts), so it lives beside the translators.
+export { translateResult, type TranslatedResult };
 
 function keepRedactions(next: Normalized, before: Normalized): Normalized {
   return before.redactions ? { ...next, redactions: before.redactions } : next;

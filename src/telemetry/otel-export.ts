@@ -35,7 +35,7 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { TracesConfig } from './config.js';
+import type { TracesConfig } from '../config/traces.js';
 import { MAX_ATTRIBUTE_LENGTH, SEMCONV } from './span-attributes.js';
 import type { SpanSink, TraceHeaders } from './span-sink.js';
 

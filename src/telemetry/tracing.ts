@@ -24,7 +24,7 @@
 import { CallTelemetry, type CallStart } from './call-telemetry.js';
 import { CardFetchTelemetry, type CardFetchStart } from './card-telemetry.js';
 import { callChannelsWatched, cardChannelsWatched } from './channels.js';
-import type { TracesConfig } from './config.js';
+import type { TracesConfig } from '../config/traces.js';
 import type { SpanSink } from './span-sink.js';
 
 export type { CallStart, StreamEnd, UpstreamResult, UpstreamStart } from './call-telemetry.js';

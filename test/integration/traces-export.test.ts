@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { Telemetry, createTelemetry } from '../../src/telemetry/tracing.js';
-import { resolveTraces, type TracesFile } from '../../src/telemetry/config.js';
+import { resolveTraces, type TracesFile } from '../../src/config/traces.js';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { a2aCall, gatewayError, remoteError, runStreamCall, runUnaryCall, startPlannedUpstream } from '../support/trace-harness.js';
 import { VERSION } from '../../src/version.js';

@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { resolveTraces, type TracesFile } from '../../src/telemetry/config.js';
+import { resolveTraces, type TracesFile } from '../../src/config/traces.js';
 import { createTelemetry, type Telemetry } from '../../src/telemetry/tracing.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { a2aCall, runUnaryCall, startPlannedUpstream } from '../support/trace-harness.js';

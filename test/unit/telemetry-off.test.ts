@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { createTelemetry } from '../../src/telemetry/tracing.js';
-import { resolveTraces } from '../../src/telemetry/config.js';
+import { resolveTraces } from '../../src/config/traces.js';
 
 const cache = createRequire(import.meta.url).cache;
 const otelModules = () => Object.keys(cache).filter((path) => path.includes('@opentelemetry')).length;

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import { LineCounter, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import { ConfigError } from '../../src/config/errors.js';
-import { TelemetrySchema, builtinTraces, resolveTraces, type Env, type TelemetryFile, type TracesFile } from '../../src/telemetry/config.js';
+import { TelemetrySchema, builtinTraces, resolveTraces, type Env, type TelemetryFile, type TracesFile } from '../../src/config/traces.js';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 const validate = addFormats(new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })).compile<{ telemetry?: TelemetryFile }>(

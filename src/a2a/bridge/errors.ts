@@ -15,7 +15,7 @@
  * generation-neutral (code, message, details as `@type` objects); this module
  * is for error objects in wire form.
  */
-import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE } from '../../core/outcome.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE } from '../../envelope/codes.js';
 import { Code, standardMessages } from '../../envelope/codes.js';
 import type { ProtocolGeneration } from '../operations.js';
 import { done, Drops, isRecord, readMembers, type Bridged, type JsonObject } from './json.js';
