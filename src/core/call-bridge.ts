@@ -16,21 +16,16 @@
  * Pure: the caller hands in how errors are built and where drops are told.
  */
 import { bridgeParams } from '../a2a/bridge/index.js';
-import type { Operation, ProtocolGeneration } from '../a2a/operations.js';
+import type { ProtocolGeneration } from '../a2a/operations.js';
 import { BRIDGED_GENERATIONS } from '../a2a/remote-versions.js';
 import { a2aVersionOf } from '../a2a/version.js';
 import { Code, type Reason } from '../envelope/codes.js';
-import { translateResult } from '../a2a/bridge/translate-result.js';
+import { translateResult, type BridgedGenerations } from '../a2a/bridge/translate-result.js';
 import type { A2ACall } from './call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
 
 /** What a bridged call crosses: the shape translateResult and reportDropped read. */
-export interface CallBridge {
-  readonly operation: Operation;
-  /** The caller's generation (what it is answered in). */
-  readonly caller: ProtocolGeneration;
-  /** The generation the remote is spoken to in. */
-  readonly remote: ProtocolGeneration;
+export interface CallBridge extends BridgedGenerations {
   /** What the request translation dropped (labels: member paths, never values). */
   readonly dropped: readonly string[];
 }

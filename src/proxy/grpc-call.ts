@@ -101,17 +101,22 @@ export interface GrpcCallHandler extends CallHandler {
   stream(call: A2ACall, sink: EventSink, info?: GrpcRunInfo): Promise<void>;
 }
 
-export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
-  const { ctx, logger, upstreams } = opts;
-
-  const newLog = (call: A2ACall, info: GrpcRunInfo | undefined): CallLog => info?.log ?? ({
+/** The per-call log record of a gRPC caller's call (also started by the transcoder, routes/grpc-transcode.ts). */
+export function newGrpcCallLog(ctx: GatewayContext, call: A2ACall, info: RequestInfo | undefined): CallLog {
+  return {
     remote: ctx.config().remotes.has(call.remote) ? call.remote : 'unknown',
     binding: 'grpc',
     method: call.operation.name,
     outcome: 'ok',
     bytesIn: info?.requestBytes ?? Buffer.byteLength(call.paramsJson),
     bytesOut: 0,
-  });
+  };
+}
+
+export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
+  const { ctx, logger, upstreams } = opts;
+
+  const newLog = (call: A2ACall, info: GrpcRunInfo | undefined): CallLog => info?.log ?? newGrpcCallLog(ctx, call, info);
   const fail = (reason: Reason, call: A2ACall, metadata: Record<string, string> = {}): ErrorOutcome => gatewayFailure(reason, call.remote, metadata);
   const onInternalError = (call: A2ACall, err: unknown) =>
     reportInternalError(logger, ctx.metrics.internalErrors, 'call', err, { requestId: call.caller.requestId, remote: call.remote });

@@ -14,8 +14,8 @@
  * as the remote's reply would: it never adds remote text, so redaction holds.
  */
 import { bridgeParams } from '../a2a/bridge/index.js';
-import { translateResult, type TranslatedResult } from '../a2a/bridge/translate-result.js';
-import { operationForJsonRpcMethod, type Operation, type ProtocolGeneration } from '../a2a/operations.js';
+import { translateResult, type BridgedGenerations, type TranslatedResult } from '../a2a/bridge/translate-result.js';
+import { operationForJsonRpcMethod, type ProtocolGeneration } from '../a2a/operations.js';
 import { BRIDGED_GENERATIONS } from '../a2a/remote-versions.js';
 import { a2aVersionOf } from '../a2a/version.js';
 import { Code, type CallerGeneration, type Reason } from '../envelope/codes.js';
@@ -27,12 +27,7 @@ import type { CallerRequest } from '../jsonrpc/caller-request.js';
 const UPSTREAM_VERSION: Readonly<Record<ProtocolGeneration, string>> = { '0.3': '0.3', '1.0': '1.0' };
 
 /** A call that crosses generations. */
-export interface VersionBridge {
-  readonly operation: Operation;
-  /** The caller's generation (its method name's). */
-  readonly caller: ProtocolGeneration;
-  /** The generation the remote is spoken to in. */
-  readonly remote: ProtocolGeneration;
+export interface VersionBridge extends BridgedGenerations {
   /** The translated request: the caller's id, the remote's method name, new bytes. */
   readonly call: CallerRequest;
   /** What the request translation dropped (labels: member paths, never values). */

@@ -18,6 +18,7 @@ import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
 import { runStream } from '../core/stream-runner.js';
 import type { Reason } from '../envelope/codes.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { newGrpcCallLog } from '../proxy/grpc-call.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from '../proxy/push-call.js';
 import { recordCallLine } from '../proxy/reply.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
@@ -55,14 +56,7 @@ async function targetOf(ctx: GatewayContext, call: A2ACall, opts: GrpcTranscodeO
 
 export function createGrpcTranscoder(opts: GrpcTranscodeOptions): CallHandler {
   const { ctx, logger } = opts;
-  const newLog = (call: A2ACall, info: RequestInfo | undefined): CallLog => ({
-    remote: ctx.config().remotes.has(call.remote) ? call.remote : 'unknown',
-    binding: 'grpc',
-    method: call.operation.name,
-    outcome: 'ok',
-    bytesIn: info?.requestBytes ?? Buffer.byteLength(call.paramsJson),
-    bytesOut: 0,
-  });
+  const newLog = (call: A2ACall, info: RequestInfo | undefined): CallLog => newGrpcCallLog(ctx, call, info);
   const envOf = (call: A2ACall, out: GrpcCallerOut): RunnerEnv => ({
     ctx,
     requestId: call.caller.requestId,

@@ -7,10 +7,9 @@ import { OPERATION_LIST } from '../../src/a2a/operations.js';
 import { binaryToJson, jsonToBinary, ProtoConversionError, schemaOf } from '../../src/bindings/grpc/proto-json.js';
 import { MANIFEST, sourceManifest } from '../../scripts/gen-proto.js';
 import { arbitraryOf } from '../support/proto-arbitraries.js';
+import { fuzzParams } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 300;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(300);
 
 const roundTrip = (type: string, json: unknown) => binaryToJson(type, jsonToBinary(type, json as never));
 

@@ -11,10 +11,9 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { anyPack } from '@bufbuild/protobuf/wkt';
 import { ErrorInfoSchema } from '../../src/bindings/grpc/gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../src/bindings/grpc/gen/google/rpc/status_pb.js';
+import { fuzzParams } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(1000);
 
 const LIMITS = { maxResponseBytes: 1000, maxEventBytes: 200, maxStreamBytes: 1000, maxStreamEvents: 5, maxErrorMessageBytes: 64 };
 const ctx = (operation: Operation, extra: Partial<ReaderContext> = {}): ReaderContext => ({ remote: 'r', operation, limits: LIMITS, keepRemoteErrorData: false, ...extra });

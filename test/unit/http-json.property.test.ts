@@ -1,4 +1,4 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { OPERATION_LIST, OPERATIONS, type Operation, type OperationName } from '../../src/a2a/operations.js';
 import { parseRestCall } from '../../src/bindings/http-json/caller-request.js';
@@ -9,15 +9,12 @@ import { buildRestUpstreamRequest } from '../../src/bindings/http-json/upstream-
 import type { A2ACall } from '../../src/core/call.js';
 import { hostileTextArb, nonJsonBodyArb, policyArb, rawBodyArb, statusArb } from '../support/envelope-invariants.js';
 import { outcomeViolations } from '../support/outcome-invariants.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
 // FUZZ_RUNS=200000 npx tap test/unit/http-json.property.test.ts for a long run; FUZZ_SEED replays a failure.
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1500;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(1500);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 const opArb = fc.constantFrom(...OPERATION_LIST);
 const restPolicyArb: fc.Arbitrary<RestNormalizePolicy> = policyArb;

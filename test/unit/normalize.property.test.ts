@@ -1,4 +1,4 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import sjson from 'secure-json-parse';
 import { normalizeReply } from '../../src/envelope/normalize.js';
@@ -11,17 +11,14 @@ import {
   rawBodyArb,
   statusArb,
 } from '../support/envelope-invariants.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
 // FUZZ_RUNS=200000 npm test -- test/unit/normalize.property.test.ts for a long run.
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 2000;
 // FUZZ_SEED replays a failure fast-check reported.
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(2000);
 
 /** fast-check throws with the shrunk counterexample; tap shows it as the failure. */
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 t.test('property: arbitrary bytes always give a valid envelope', async (t) => {
   holds(

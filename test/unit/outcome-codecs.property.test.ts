@@ -10,7 +10,7 @@
  * Each property is a function of the implementation, so a deliberately broken
  * one is shown to fail (the "can fail" tests at the end).
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { OPERATION_LIST, type Operation } from '../../src/a2a/operations.js';
 import { encodeRestError, encodeRestReply } from '../../src/bindings/http-json/caller-reply.js';
@@ -25,15 +25,12 @@ import { gatewayErrors, type Reason } from '../../src/envelope/codes.js';
 import { normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { errorMemberArb, hostileTextArb, jsonRpcObjectArb, nearValidBodyArb, nonJsonBodyArb, policyArb, rawBodyArb, statusArb } from '../support/envelope-invariants.js';
 import { outcomeViolations } from '../support/outcome-invariants.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
 // FUZZ_RUNS=100000 npx tap test/unit/outcome-codecs.property.test.ts for a long run; FUZZ_SEED replays a failure.
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(1000);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 /** JSON with sorted keys: equal meaning whatever the member order. */
 function canonical(value: unknown): string {

@@ -10,7 +10,7 @@
  * Each property is a function of the implementation; the "can fail" tests
  * run it against a broken one.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import sjson from 'secure-json-parse';
 import { OPERATIONS } from '../../src/a2a/operations.js';
@@ -33,14 +33,11 @@ import type { OutputEvent } from '../../src/stream/event-core.js';
 import { cutAt, envelopeViolations, errorMemberArb, hostileTextArb, nearValidBodyArb } from '../support/envelope-invariants.js';
 import { outcomeViolations } from '../support/outcome-invariants.js';
 import { leaksIn, reveals, stringsOf } from '../support/secret-oracle.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 500;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(500);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 const REMOTE = 'weather';
 

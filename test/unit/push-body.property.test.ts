@@ -6,21 +6,18 @@
  * no credential of the gateway, and is a fixed point (checking it again
  * changes nothing).
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { checkResult } from '../../src/a2a/result-validate.js';
 import { Redactor } from '../../src/envelope/redact.js';
 import { checkPushBody, type PushBodyPolicy } from '../../src/push/push-body.js';
 import { pushRefusals } from '../../src/push/reasons.js';
 import { hostileTextArb } from '../support/envelope-invariants.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(1000);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 const MINTED = 'uAb9A2F7DADyf1B0er0uXVdNzW85cBRq8rwPmR7I7-s';
 const policy = (generation: '0.3' | '1.0', taskId: string | undefined): PushBodyPolicy => ({

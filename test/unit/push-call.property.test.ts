@@ -7,20 +7,17 @@
  * and method, is valid JSON-RPC, carries the module's params, and holds
  * neither the caller's webhook URL nor its token or credentials.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { operationForJsonRpcMethod } from '../../src/a2a/operations.js';
 import { rewritePushCall } from '../../src/proxy/push-call.js';
 import { rewritePushRequest } from '../../src/push/outbound.js';
 import { callOf, pushSettings } from '../support/push-kit.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 500;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(500);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 const LOCAL_URL = 'http://127.0.0.1:3999/hooks/local-agent-webhook';
 const TOKEN = 'caller-token-6a1f0e';

@@ -6,7 +6,7 @@
  * decoded string, removes whitespace, and looks for the credential in the
  * text, in its percent-decoding and in every base64 decoding of it.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import sjson from 'secure-json-parse';
 import { normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
@@ -14,14 +14,11 @@ import { Redactor } from '../../src/envelope/redact.js';
 import { envelopeViolations } from '../support/envelope-invariants.js';
 import { reveals, stringsOf as strings } from '../support/secret-oracle.js';
 import { cleanText } from '../../src/envelope/sanitize.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 1000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(1000);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 /** Credentials as real ones look: URL-safe and base64 alphabets, 8 to 40 characters ('x' stays free for padding). */
 const secretArb = fc.stringMatching(/^[A-Za-wyz0-9._~+/=-]{8,40}$/);

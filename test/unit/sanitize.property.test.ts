@@ -3,18 +3,15 @@
  * puts into text, the result is the same as if they had never been there,
  * and no control or format character survives.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { sanitizeText } from '../../src/envelope/sanitize.js';
 import { hostileTextArb } from '../support/envelope-invariants.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 2000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(2000);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 const ESC = '\u001b';
 /** Text that cannot start or end a control sequence: no ESC, no C1 controls. */

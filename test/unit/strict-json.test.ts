@@ -4,18 +4,15 @@
  * that keep the first and parsers that keep the last always agree.
  */
 import { isDeepStrictEqual } from 'node:util';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import fc from 'fast-check';
 import { DuplicateMemberError, describeDuplicate, findDuplicateMember, parseStrictJson } from '../../src/envelope/strict-json.js';
 import { readJson } from '../support/json-readers.js';
+import { fuzzParams, holdsWith } from '../support/fuzz.js';
 
-const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 2000;
-const seed = process.env.FUZZ_SEED ? Number.parseInt(process.env.FUZZ_SEED, 10) : undefined;
-const params = { numRuns, ...(seed === undefined ? {} : { seed }) };
+const params = fuzzParams(2000);
 
-function holds<Ts extends [unknown, ...unknown[]]>(t: Test, property: fc.IProperty<Ts>): void {
-  t.doesNotThrow(() => fc.assert(property, params));
-}
+const holds = holdsWith(params);
 
 t.test('a member named twice is found at any depth, with the path of its object', async (t) => {
   t.same(findDuplicateMember('{"method":"a","method":"b"}'), { member: 'method', path: '$' });
