@@ -20,6 +20,7 @@ import {
 } from './envelope.js';
 import { scanJson } from './json-scan.js';
 import type { Redactor } from './redact.js';
+import { plainIdPasses, recognizeResultEnvelope } from './result-envelope.js';
 import { cleanText, truncateUtf8, type SanitizedText } from './sanitize.js';
 
 export interface NormalizePolicy {
@@ -93,9 +94,53 @@ export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy
 
 /**
  * Normalizes JSON text that claims to be a JSON-RPC response: a unary body
- * after decoding, or one SSE event's `data`.
+ * after decoding, or one SSE event's `data`. A plain success (see
+ * plainResult) is spliced without being built; everything else takes the
+ * full path, which decides it exactly as before.
  */
 export function normalizeJsonText(
+  text: string,
+  callerId: JsonRpcId,
+  policy: NormalizePolicy,
+  httpStatus = 200,
+): Normalized {
+  return plainResult(text, callerId, policy, httpStatus) ?? normalizeJsonTextFully(text, callerId, policy, httpStatus);
+}
+
+/**
+ * The common reply, a 2xx success with a plain `result` (result-envelope.ts
+ * checks the whole text in one pass: grammar, depth, no `error`, no member
+ * named twice among id/jsonrpc/result, no `__proto__`/`constructor` names, no
+ * lone surrogate), answered with the remote's result bytes spliced behind
+ * the caller's id — what the full path writes for it, without building the
+ * value (JSON.parse, the depth/duplicate scan and the garbage were most of a
+ * unary reply's normalizing CPU). The value is parsed only if a later stage
+ * reads `result` (a result check, the card rewrite, the version bridge,
+ * trace attributes). Undefined: not certainly plain, take the full path.
+ * Pinned to the full path by test/unit/result-envelope.property.test.ts.
+ */
+function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy, httpStatus: number): Normalized | undefined {
+  if (httpStatus < 200 || httpStatus > 299) return undefined;
+  const found = recognizeResultEnvelope(text, policy.maxJsonDepth);
+  if (!found) return undefined;
+  if (found.idStart !== -1 && !plainIdPasses(text, found.idStart, found.idEnd)) return undefined;
+  const resultJson = text.slice(found.resultStart, found.resultEnd);
+  // Anything the redactor's probe flags is redacted from the parsed value: the full path does that.
+  if (policy.redactor?.mayHold(resultJson)) return undefined;
+  let parsed: { value: unknown } | undefined;
+  return {
+    json: serializeResultJson(callerId, resultJson),
+    outcome: 'ok',
+    // The recognizer refused `__proto__` and `constructor` member names, so a plain JSON.parse is safe here.
+    get result(): unknown {
+      parsed ??= { value: JSON.parse(resultJson) as unknown };
+      return parsed.value;
+    },
+  };
+}
+
+/** normalizeJsonText without the plain-result shortcut: the reference every reply shape is decided by. */
+export function normalizeJsonTextFully(
   text: string,
   callerId: JsonRpcId,
   policy: NormalizePolicy,

@@ -41,6 +41,17 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
 
+/**
+ * The upstream id check (normalize.ts checkUpstreamId) on a recognized id's text ([start, end)): a string or null
+ * passes; a number must survive a round trip (finite; an integer within the safe range).
+ */
+export function plainIdPasses(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  if (first === QUOTE || first === 0x6e /* n(ull) */) return true;
+  const id = Number(text.slice(start, end));
+  return Number.isFinite(id) && (!Number.isInteger(id) || Number.isSafeInteger(id));
+}
+
 /** A failed recognition: the caller falls back to the full normalizer. */
 const NO = -1;
 
@@ -233,18 +244,15 @@ function plainKeyEnd(text: string, i: number): number {
 function stringEnd(text: string, i: number): number {
   const n = text.length;
   while (i < n) {
+    // Runs of characters with nothing to check (neither quote, backslash nor control) are skipped by the regex
+    // engine's native loop: long text values are most of a reply's bytes.
+    PLAIN_RUN.lastIndex = i;
+    PLAIN_RUN.test(text);
+    i = PLAIN_RUN.lastIndex;
+    if (i >= n) return NO;
     const c = text.charCodeAt(i);
-    // Letters and most text sit above the backslash: nothing to check.
-    if (c > BACKSLASH) {
-      i++;
-      continue;
-    }
     if (c === QUOTE) return i + 1;
-    if (c < 0x20) return NO;
-    if (c !== BACKSLASH) {
-      i++;
-      continue;
-    }
+    if (c !== BACKSLASH) return NO; // a raw control character
     const e = text.charCodeAt(i + 1);
     if (e !== 0x75 /* u */) {
       if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) return NO;
@@ -264,6 +272,9 @@ function stringEnd(text: string, i: number): number {
   }
   return NO;
 }
+
+/** Characters a JSON string may hold as they are (sticky: matched from lastIndex, never allocating a match). */
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 
 /** The value of four hex digits at `i`, or -1. */
 function hex4(text: string, i: number): number {

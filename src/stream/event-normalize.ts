@@ -7,8 +7,8 @@ import type { JsonRpcId } from '../envelope/envelope.js';
 import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { fail, normalizeJsonText, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
-import { recognizeResultEnvelope } from '../envelope/result-envelope.js';
+import { fail, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
+import { plainIdPasses, recognizeResultEnvelope } from '../envelope/result-envelope.js';
 import type { SseEvent } from './sse-parser.js';
 
 export type EventOutcome = Normalized['outcome'];
@@ -45,7 +45,8 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
   if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
   const plain = plainResultEvent(event.data, ctx);
   if (plain) return plain;
-  const n = normalizeJsonText(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  // Not a plain result (plainResultEvent already asked): straight to the full path.
+  const n = normalizeJsonTextFully(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
   // Validated results go on as the remote's bytes: a member named twice would let the caller read what was not checked.
   if (n.outcome === 'ok' && ctx.checkResult && (findDuplicateMember(n.json) || ctx.checkResult(n.result) !== undefined)) {
     return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
@@ -68,7 +69,7 @@ function plainResultEvent(data: string, ctx: EventContext): NormalizedEvent | un
   const found = recognizeResultEnvelope(data, ctx.policy.maxJsonDepth);
   if (!found) return undefined;
   // A number id must survive a round trip, as the normalizer checks; any doubt goes the full way.
-  if (found.idStart !== -1 && !plainIdOk(data, found.idStart, found.idEnd)) return undefined;
+  if (found.idStart !== -1 && !plainIdPasses(data, found.idStart, found.idEnd)) return undefined;
   const resultJson = data.slice(found.resultStart, found.resultEnd);
   if (ctx.policy.redactor?.mayHold(resultJson)) return undefined;
   // serializeResultJson's text, its head kept for the stream's id: no JSON.stringify of the id per event.
@@ -86,13 +87,6 @@ function resultHead(id: JsonRpcId): string {
     headId = id;
   }
   return head;
-}
-
-function plainIdOk(data: string, start: number, end: number): boolean {
-  const first = data.charCodeAt(start);
-  if (first === 0x22 /* " */ || first === 0x6e /* n(ull) */) return true;
-  const id = Number(data.slice(start, end));
-  return Number.isFinite(id) && (!Number.isInteger(id) || Number.isSafeInteger(id));
 }
 
 /** A result in the caller's generation; it meets the event byte bound as the remote's event had to. */
@@ -130,7 +124,7 @@ function normalizeErrorEvent(data: string, ctx: EventContext, index: number): No
   else if (Object.hasOwn(parsed, 'code') || Object.hasOwn(parsed, 'message')) envelopeText = wrapError(text);
   else return invalidEvent(ctx, index, 'INVALID_RESPONSE');
 
-  const n = normalizeJsonText(envelopeText, ctx.callerId, ctx.policy, ctx.httpStatus);
+  const n = normalizeJsonTextFully(envelopeText, ctx.callerId, ctx.policy, ctx.httpStatus);
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
   // An `error` event that normalizes to a success is not an error we can describe.
   return invalidEvent(ctx, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome, n.redactions);

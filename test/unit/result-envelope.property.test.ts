@@ -1,15 +1,17 @@
 /**
- * The stream's fast path (src/envelope/result-envelope.ts, used by
- * normalizeEvent) must change nothing a caller sees: whatever the text, an
- * event's output is exactly what the full normalizer writes for it, and the
+ * The fast paths (src/envelope/result-envelope.ts, used by normalizeEvent for
+ * stream events and by normalizeJsonText for unary replies) must change
+ * nothing a caller sees: whatever the text, an event's output and a reply's
+ * envelope are exactly what the full normalizer writes for them, and the
  * recognizer only ever accepts text JSON.parse accepts, finding the same
  * `result` bytes as the depth/duplicate scan.
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
 import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
-import { fail, normalizeJsonText, type NormalizePolicy } from '../../src/envelope/normalize.js';
+import { fail, normalizeJsonText, normalizeJsonTextFully, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
 import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
@@ -59,7 +61,7 @@ const dataArb = fc.oneof(
 
 /** What normalizeEvent wrote before the fast path existed, for a context without result checks or bridge. */
 function fullPathJson(data: string, ctx: EventContext, index: number): string {
-  const n = normalizeJsonText(data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  const n = normalizeJsonTextFully(data, ctx.callerId, ctx.policy, ctx.httpStatus);
   if (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR') return oneLine(n.json);
   return fail(ctx.callerId, 'INVALID_EVENT', {
     remote: ctx.policy.remote,
@@ -81,7 +83,7 @@ t.test('property: an event is written exactly as the full normalizer writes it',
       const out = normalizeEvent(event(data), ctx, 3);
       const expected = fullPathJson(data, ctx, 3);
       if (out.json !== expected) throw new Error(`differs for ${JSON.stringify(data)}:\n  got  ${out.json}\n  want ${expected}`);
-      const n = normalizeJsonText(data, callerId, policy, httpStatus);
+      const n = normalizeJsonTextFully(data, callerId, policy, httpStatus);
       if (out.outcome !== (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR' ? n.outcome : 'INVALID_EVENT')) throw new Error(`outcome ${out.outcome} for ${n.outcome}`);
       if (out.redactions !== n.redactions) throw new Error(`redactions ${out.redactions} vs ${n.redactions}`);
       runs++;
@@ -92,6 +94,43 @@ t.test('property: an event is written exactly as the full normalizer writes it',
   t.equal(runs, numRuns);
   // The generators must reach the fast path often, or the property says little about it.
   t.ok(fast > numRuns / 5, `${fast} of ${numRuns} events took the fast path`);
+});
+
+t.test('property: a unary reply is normalized exactly as the full normalizer does it (shortcut or not)', async (t) => {
+  let plain = 0;
+  fc.assert(
+    fc.property(dataArb, callerIdArb, policyArb, fc.boolean(), fc.constantFrom(200, 201, 299, 404, 500), (data, callerId: JsonRpcId, base, redact, httpStatus) => {
+      const policy: NormalizePolicy = redact ? { ...base, redactor: new Redactor([SECRET]) } : base;
+      const got = normalizeJsonText(data, callerId, policy, httpStatus);
+      const want = normalizeJsonTextFully(data, callerId, policy, httpStatus);
+      if (got.json !== want.json || got.outcome !== want.outcome || got.redactions !== want.redactions) {
+        throw new Error(`differs for ${JSON.stringify(data)} (HTTP ${httpStatus}):\n  got  ${got.outcome} ${got.json}\n  want ${want.outcome} ${want.json}`);
+      }
+      // The value later stages read (card rewrite, result checks, the bridge, trace attributes) is the same value.
+      if (!isDeepStrictEqual(got.result, want.result)) throw new Error(`result value differs for ${JSON.stringify(data)}`);
+      // The whole-body entry point (bytes in: emptiness, JSON-looking and UTF-8 checked first) hands the same text on.
+      const viaBody = normalizeReply({ status: httpStatus, body: Buffer.from(data) }, callerId, policy);
+      // (Text with a lone surrogate has no UTF-8 form: its bytes say something else, compared elsewhere.)
+      const sameText = Buffer.from(data).toString('utf8') === data;
+      if (sameText && viaBody.outcome === 'ok' && viaBody.json !== want.json) throw new Error(`normalizeReply differs for ${JSON.stringify(data)}`);
+      if (got.outcome === 'ok' && !redact && httpStatus < 300 && recognizeResultEnvelope(data, policy.maxJsonDepth)) plain++;
+    }),
+    { numRuns },
+  );
+  // The generators must reach the shortcut often, or the property says little about it.
+  t.ok(plain > numRuns / 10, `${plain} of ${numRuns} replies took the shortcut`);
+});
+
+t.test('the shortcut parses the result only when a later stage reads it, once, as the full path builds it', async (t) => {
+  const text = '{"jsonrpc":"2.0","id":"up-1","result":{"kind":"task","id":"t1","status":{"state":"completed"},"n":[1,2.5,-0]}}';
+  const policy: NormalizePolicy = { remote: 'r', maxErrorMessageBytes: 200, maxJsonDepth: 32, keepRemoteErrorData: false };
+  const got = normalizeJsonText(text, 7, policy);
+  t.equal(got.json, '{"jsonrpc":"2.0","id":7,"result":{"kind":"task","id":"t1","status":{"state":"completed"},"n":[1,2.5,-0]}}');
+  const first = got.result;
+  t.same(first, normalizeJsonTextFully(text, 7, policy).result);
+  t.equal(got.result, first, 'parsed once: the same object on every read');
+  // A spread (what later stages do to add redaction counts) keeps the value.
+  t.same({ ...got }.result, first);
 });
 
 t.test('property: the recognizer accepts only JSON, and finds the result where the scan does', async (t) => {
