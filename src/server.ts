@@ -11,15 +11,14 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions
 import type { Logger } from 'pino';
 import { changedRemotes, planReload } from './config/reload.js';
 import type { GatewayConfig } from './config/schema.js';
-import { createCardFetcher } from './a2a/card-fetch.js';
+import { createCardFetcher } from './cards/card-fetch.js';
 import { createCallerAuth, type CallerCheck } from './policy/caller-auth.js';
 import type { CircuitState } from './policy/circuit-breaker.js';
 import { RedisClients } from './policy/redis-bucket.js';
 import { requestIdOf } from './policy/request-id.js';
 import { buildRuntimes, type RemoteRuntime } from './policy/remote-runtime.js';
 import type { GatewayContext } from './proxy/context.js';
-import { CardCache } from './a2a/card-cache.js';
-import type { ValidCard } from './a2a/card-source.js';
+import { CardCache, type ValidCard } from './a2a/card-cache.js';
 import { LearnedVersions, remoteGenerations } from './a2a/remote-versions.js';
 import { isCardCacheKeyOf } from './routes/agent-card.js';
 import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';

@@ -7,6 +7,7 @@
  * A card the remote forbids a shared cache to keep (no-store, no-cache,
  * private) is fetched for each request and never served stale.
  */
+import type { ProtocolGeneration } from './methods.js';
 
 export const DEFAULT_CARD_TTL_MS = 300_000;
 export const DEFAULT_CARD_STALE_MS = 3_600_000;
@@ -123,6 +124,14 @@ export class CardCache<T = Record<string, unknown>> {
   #view(entry: Entry<T>, stale: boolean, remainingMs: number): CachedCard<T> {
     return { card: entry.card, expiresAt: entry.expiresAt, modifiedAt: entry.modifiedAt, stale, remainingMs };
   }
+}
+
+/** A card that passed its generation's schema, not yet rewritten (the rewrite depends on the caller's base URL): what the cache keeps. */
+export interface ValidCard {
+  readonly generation: ProtocolGeneration;
+  readonly card: Record<string, unknown>;
+  /** The remote's Cache-Control, whose meaning the served card keeps (no-store, no-cache, private). */
+  readonly cacheControl?: CacheDirectives;
 }
 
 /** The Cache-Control directives of a remote's card response that the gateway acts on. */

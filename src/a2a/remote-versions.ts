@@ -8,7 +8,7 @@
  * gateway passes the call through as it is. Pure.
  */
 import type { ProtocolGeneration } from './operations.js';
-import type { ValidCard } from './card-source.js';
+import type { ValidCard } from './card-cache.js';
 
 /** The generations the bridge translates between, in the order -32009 names them. */
 export const BRIDGED_GENERATIONS: readonly ProtocolGeneration[] = Object.freeze(['0.3', '1.0']);

@@ -10,9 +10,9 @@
  */
 import type { RemoteConfig } from '../config/schema.js';
 import type { ErrorOutcome } from '../core/outcome.js';
-import type { CachedCard, CardCache } from '../a2a/card-cache.js';
-import { CardFetchError, type FetchCard } from '../a2a/card-fetch.js';
-import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import type { CachedCard, CardCache, ValidCard } from '../a2a/card-cache.js';
+import { CardFetchError, type FetchCard } from '../cards/card-fetch.js';
+import { loadRemoteCard } from '../cards/card-source.js';
 import { GrpcRemoteClient } from '../bindings/grpc/client.js';
 import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { GrpcTargetError, parseGrpcTarget, type GrpcTarget } from '../bindings/grpc/target.js';

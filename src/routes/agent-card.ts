@@ -11,10 +11,10 @@ import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { withGrpcInterfaces, type GrpcCardOptions } from '../bindings/grpc/card-interfaces.js';
 import { grpcInterfaceOf } from '../proxy/grpc-upstreams.js';
 import { gatewayErrors, type Reason } from '../envelope/codes.js';
-import { CardCache, type CachedCard } from '../a2a/card-cache.js';
-import { CardFetchError, createCardFetcher, type FetchCard } from '../a2a/card-fetch.js';
+import { CardCache, type CachedCard, type ValidCard } from '../a2a/card-cache.js';
+import { CardFetchError, createCardFetcher, type FetchCard } from '../cards/card-fetch.js';
 import { CardProblemError, rewriteCard } from '../a2a/card-rewrite.js';
-import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import { loadRemoteCard } from '../cards/card-source.js';
 import { DEFAULT_A2A_VERSION, a2aVersionOf } from '../a2a/version.js';
 import { cardForCaller } from '../a2a/card-for-caller.js';
 import type { Redactor } from '../envelope/redact.js';
@@ -24,12 +24,12 @@ import { cardCacheControl, cardEtag, cardVary, notModified } from './card-cachin
 import { cardRewriteOptions } from './card-interfaces.js';
 import { sharedMount, type RemoteMount } from './remote-mount.js';
 
-export type { FetchCard, FetchedCardResponse } from '../a2a/card-fetch.js';
+export type { FetchCard, FetchedCardResponse } from '../cards/card-fetch.js';
 
 export interface AgentCardRouteOptions {
   /** The config, or a getter so a reloaded config applies to the next request. */
   readonly config: GatewayConfig | (() => GatewayConfig);
-  /** Does the capped read of the card; the gateway passes one over its pools and policies (a2a/card-fetch.ts). */
+  /** Does the capped read of the card; the gateway passes one over its pools and policies (cards/card-fetch.ts). */
   readonly fetchCard?: FetchCard;
   /** Shared cache (the gateway's, so a reload can drop changed remotes' cards; tests inject one with a fake clock). */
   readonly cache?: CardCache<ValidCard>;

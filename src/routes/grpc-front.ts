@@ -7,9 +7,8 @@
  * remote's gRPC interfaces (pointing at its own gRPC listener).
  */
 import type { Logger } from 'pino';
-import type { CardCache } from '../a2a/card-cache.js';
-import type { FetchCard } from '../a2a/card-fetch.js';
-import type { ValidCard } from '../a2a/card-source.js';
+import type { CardCache, ValidCard } from '../a2a/card-cache.js';
+import type { FetchCard } from '../cards/card-fetch.js';
 import type { GrpcCardOptions } from '../bindings/grpc/card-interfaces.js';
 import { parseGrpcTarget } from '../bindings/grpc/target.js';
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';

@@ -5,9 +5,9 @@
  * (routes/upstream-binding.ts). A2A 0.3 cards count only for JSON-RPC: their
  * HTTP+JSON is 0.3's, which the gateway does not speak upstream.
  */
-import type { CardCache } from '../a2a/card-cache.js';
-import type { FetchCard } from '../a2a/card-fetch.js';
-import { loadRemoteCard, type ValidCard } from '../a2a/card-source.js';
+import type { CardCache, ValidCard } from '../a2a/card-cache.js';
+import type { FetchCard } from '../cards/card-fetch.js';
+import { loadRemoteCard } from '../cards/card-source.js';
 import { isRecord } from '../a2a/card-text.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { cardCacheKey } from './agent-card.js';

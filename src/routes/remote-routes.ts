@@ -5,9 +5,8 @@
  * and so works on both forms at once.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CardCache } from '../a2a/card-cache.js';
-import type { ValidCard } from '../a2a/card-source.js';
-import type { FetchCard } from '../a2a/card-fetch.js';
+import type { CardCache, ValidCard } from '../a2a/card-cache.js';
+import type { FetchCard } from '../cards/card-fetch.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { GatewayContext } from '../proxy/context.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { parseCacheControl } from '../../src/a2a/card-cache.js';
-import { cardFreshness } from '../../src/a2a/card-source.js';
+import { cardFreshness } from '../../src/cards/card-source.js';
 import { cardCacheControl, cardEtag, cardVary, notModified } from '../../src/routes/card-caching.js';
 
 const ETAG = cardEtag('{"name":"a"}');

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { parseConfig } from '../../src/config/load.js';
-import { CardFetchError, cardUrlFor, type FetchCard } from '../../src/a2a/card-fetch.js';
-import { loadRemoteCard, parseCardBody } from '../../src/a2a/card-source.js';
+import { CardFetchError, cardUrlFor, type FetchCard } from '../../src/cards/card-fetch.js';
+import { loadRemoteCard, parseCardBody } from '../../src/cards/card-source.js';
 
 const reasonOf = (fn: () => unknown): string => {
   try {

@@ -8,19 +8,10 @@ import { createHash } from 'node:crypto';
 import sjson from 'secure-json-parse';
 import type { RemoteConfig } from '../config/schema.js';
 import { scanJson } from '../envelope/json-scan.js';
-import type { ProtocolGeneration } from './methods.js';
 import { CardFetchError, type FetchCard } from './card-fetch.js';
-import { parseCacheControl, type CacheDirectives, type FetchedCard } from './card-cache.js';
-import { validateCard } from './card-validate.js';
+import { parseCacheControl, type CacheDirectives, type FetchedCard, type ValidCard } from '../a2a/card-cache.js';
+import { validateCard } from '../a2a/card-validate.js';
 import { headerValue } from '../upstream/read-body.js';
-
-/** A card that passed its generation's schema, not yet rewritten (the rewrite depends on the caller's base URL). */
-export interface ValidCard {
-  readonly generation: ProtocolGeneration;
-  readonly card: Record<string, unknown>;
-  /** The remote's Cache-Control, whose meaning the served card keeps (no-store, no-cache, private). */
-  readonly cacheControl?: CacheDirectives;
-}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
