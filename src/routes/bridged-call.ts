@@ -14,7 +14,7 @@ import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
 import { jsonRpcUpstreamCodec } from '../bindings/jsonrpc/upstream-codec.js';
 import type { A2ACall } from '../core/call.js';
 import { bridgeResultOutcome, bridgeStreamItem, planCallBridge } from '../core/call-bridge.js';
-import type { RunTarget } from '../core/call-runner.js';
+import type { RunTarget } from '../proxy/call-runner.js';
 import type { ErrorOutcome } from '../core/outcome.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { reportDropped } from '../proxy/version-bridge.js';

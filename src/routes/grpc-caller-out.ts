@@ -1,6 +1,6 @@
 /**
- * A gRPC caller seen by the binding-neutral call runner (core/call-runner.ts,
- * core/stream-runner.ts) as the response it writes to. The runner and its SSE
+ * A gRPC caller seen by the binding-neutral call runner (proxy/call-runner.ts,
+ * proxy/stream-runner.ts) as the response it writes to. The runner and its SSE
  * relay (stream/relay.ts) were built around an HTTP response: they watch it
  * for 'close' (the caller left), write each event's text and wait for
  * 'drain'. This object gives them exactly that surface over a gRPC listener's
@@ -17,7 +17,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { EventSink } from '../bindings/grpc/contracts.js';
 import type { ErrorOutcome, ResultOutcome, StreamItem } from '../core/outcome.js';
-import type { StreamCaller } from '../core/stream-runner.js';
+import type { StreamCaller } from '../proxy/stream-runner.js';
 
 export class GrpcCallerOut extends EventEmitter {
   headersSent = false;

@@ -13,9 +13,9 @@ import type { CallHandler, RequestInfo, UnaryReply } from '../bindings/grpc/cont
 import { allowedResponseMetadata } from '../bindings/grpc/metadata.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { A2ACall } from '../core/call.js';
-import { runUnary, type RunnerEnv, type RunTarget } from '../core/call-runner.js';
+import { runUnary, type RunnerEnv, type RunTarget } from '../proxy/call-runner.js';
 import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
-import { runStream } from '../core/stream-runner.js';
+import { runStream } from '../proxy/stream-runner.js';
 import type { Reason } from '../envelope/codes.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { newGrpcCallLog } from '../proxy/grpc-call.js';

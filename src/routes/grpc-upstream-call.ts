@@ -19,9 +19,9 @@ import { parseGrpcTarget } from '../bindings/grpc/target.js';
 import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { A2ACall, Binding } from '../core/call.js';
-import type { RunResult } from '../core/call-runner.js';
+import type { RunResult } from '../proxy/call-runner.js';
 import type { ErrorOutcome } from '../core/outcome.js';
-import type { StreamCaller, StreamRun } from '../core/stream-runner.js';
+import type { StreamCaller, StreamRun } from '../proxy/stream-runner.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from '../stream/sse-writer.js';
 

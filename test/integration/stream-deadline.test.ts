@@ -1,7 +1,7 @@
 /**
  * The phase of a streaming call before its stream starts, for both stream
  * paths (a JSON-RPC caller: proxy/stream.ts; an HTTP+JSON caller:
- * core/stream-runner.ts), against a real remote on 127.0.0.1 that misbehaves
+ * proxy/stream-runner.ts), against a real remote on 127.0.0.1 that misbehaves
  * on purpose: the wait for the response head is bounded (headersMs), so is a
  * body that is not a stream (totalMs), a relayed stream is not (its own
  * timers bound it), and a caller that leaves before the head cuts the

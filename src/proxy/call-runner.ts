@@ -19,17 +19,17 @@ import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
-import type { CallLog, GatewayContext } from '../proxy/context.js';
+import type { CallLog, GatewayContext } from './context.js';
 import { tracedAttempt } from '../telemetry/call-trace.js';
 import type { CallTelemetry } from '../telemetry/tracing.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { BREAKER_FAILURES, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { UpstreamAnswer } from '../upstream/read-body.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
-import type { A2ACall } from './call.js';
-import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from './outcome.js';
-import { redactOutcome } from './redact-outcome.js';
-import type { CodecPolicy, UpstreamCodec, UpstreamHttpRequest } from './upstream-codec.js';
+import type { A2ACall } from '../core/call.js';
+import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from '../core/outcome.js';
+import { redactOutcome } from '../core/redact-outcome.js';
+import type { CodecPolicy, UpstreamCodec, UpstreamHttpRequest } from '../core/upstream-codec.js';
 
 export interface GatewayErrorContext {
   readonly remote?: string | undefined;

@@ -10,12 +10,12 @@
  */
 import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
-import type { CallLog } from '../proxy/context.js';
+import type { CallLog } from './context.js';
 import { relayStream } from '../stream/relay.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { answerOf, headerValue } from '../upstream/read-body.js';
-import type { A2ACall } from './call.js';
+import type { A2ACall } from '../core/call.js';
 import {
   callerHeadersOf,
   codecPolicyOf,
@@ -29,9 +29,9 @@ import {
   type RunTarget,
   type RunnerEnv,
 } from './call-runner.js';
-import { ItemRelayCore } from './item-relay-core.js';
+import { ItemRelayCore } from '../core/item-relay-core.js';
 import { traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
-import type { StreamItem } from './outcome.js';
+import type { StreamItem } from '../core/outcome.js';
 
 /** The caller's side of a relayed stream. */
 export interface StreamCaller {
