@@ -13,7 +13,7 @@ import { CircuitBreakerSchema, GrpcListenerTlsSchema, GrpcListenSchema, GrpcServ
 import { configJsonSchemaText } from '../src/config/json-schema.js';
 import { gatewayErrors, REMOTE_ERROR_REASON } from '../src/envelope/codes.js';
 import { DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT_MS } from '../src/policy/redis-bucket.js';
-import { builtinPush, PushDedupeSchema, PushDeliverySchema, PushRateSchema, PushServerSchema } from '../src/push/config.js';
+import { builtinPush, PushDedupeSchema, PushDeliverySchema, PushRateSchema, PushServerSchema } from '../src/config/push.js';
 import { builtinTraces, TracesSchema } from '../src/config/traces.js';
 
 interface JsonSchemaLike {

@@ -11,7 +11,8 @@ export { createGateway, buildGateway, type Gateway, type GatewayOptions } from '
 export { loadConfigFile as loadConfig, parseConfig, type ParseOptions } from './config/load.js';
 export { ConfigError } from './config/errors.js';
 export { configJsonSchema } from './config/json-schema.js';
-export { CredentialError, type AuthConfig } from './policy/credentials.js';
+export { CredentialError } from './policy/credentials.js';
+export type { AuthConfig } from './config/auth.js';
 export type {
   CircuitBreakerConfig,
   ConfigFile,

@@ -5,8 +5,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { A2A_METHODS } from '../a2a/methods.js';
-import { AuthSchema, type AuthConfig } from '../policy/credentials.js';
-import { PushServerFileSchema, type PushServerFile } from '../push/config.js';
+import { AuthSchema, type AuthConfig } from './auth.js';
+import { PushServerFileSchema, type PushServerFile } from './push.js';
 import { TelemetrySchema, type TelemetryFile } from './traces.js';
 
 const KiB = 1024;

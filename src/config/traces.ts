@@ -15,7 +15,7 @@
 import { inspect } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError } from './errors.js';
-import { CREDENTIAL_HEADER_NAME_PATTERN } from '../policy/credentials.js';
+import { CREDENTIAL_HEADER_NAME_PATTERN } from './auth.js';
 
 const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 const MAX_HEADERS = 32;

@@ -8,19 +8,7 @@
  * absolute URIs. Anything else is dropped, never repaired.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-
-/** Headers that describe one connection, not the message (RFC 9110 §7.6.1), plus proxy credentials. */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authorization',
-  'proxy-authenticate',
-]);
+import { HOP_BY_HOP } from '../http/hop-by-hop.js';
 
 /**
  * Never forwarded, whatever the allowlist says: hop-by-hop, the caller's host

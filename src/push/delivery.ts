@@ -19,7 +19,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { PushDeliveryConfig } from './config.js';
+import type { PushDeliveryConfig } from '../config/push.js';
 import type { DeliveryOutcome } from './reasons.js';
 import { TargetPolicy, type AddressRule } from './targets.js';
 

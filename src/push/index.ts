@@ -6,7 +6,8 @@
  * - `PushServerFileSchema` (the `server.push` config fragment) and `resolvePushConfig` (YAML object → settings);
  * - `PushMetrics` (registered in the gateway's registry).
  */
-export { builtinPush, PushConfigError, PushServerFileSchema, PushServerSchema, resolvePushConfig, type PushServerFile, type PushSettings } from './config.js';
+export { builtinPush, PushServerFileSchema, PushServerSchema, type PushServerFile } from '../config/push.js';
+export { PushConfigError, resolvePushConfig, type PushSettings } from './config.js';
 export { startPushListener, type PushListener, type PushListenerDeps } from './listener.js';
 export { PushMetrics } from './metrics.js';
 export { MINTED_SCHEME, rewritePushRequest, type PushGateway, type PushRequestRewrite, type PushRewriteContext } from './outbound.js';

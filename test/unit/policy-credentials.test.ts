@@ -3,8 +3,8 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import t, { type Test } from 'tap';
 import { Ajv } from 'ajv';
+import { AuthSchema } from '../../src/config/auth.js';
 import {
-  AuthSchema,
   CredentialError,
   createCredentialSource,
   type CredentialSource,

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import t from 'tap';
+import { HOP_BY_HOP } from '../../src/http/hop-by-hop.js';
 import {
   ALWAYS_FORWARDED,
-  HOP_BY_HOP,
   MAX_FORWARDED_VALUE_LENGTH,
   MAX_EXTENSIONS,
   MAX_EXTENSION_URI_LENGTH,
