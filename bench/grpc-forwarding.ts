@@ -38,7 +38,7 @@ if (role === 'upstream') {
 } else if (role === 'gateway') {
   // The gateway as the CLI runs it: config through the loader, the remote's own gRPC listener, logs at info.
   const { createWriteStream } = await import('node:fs');
-  const { parseConfig } = await import('../src/config/load.js');
+  const { parseConfig } = await import('../src/loader/load.js');
   const { createGateway } = await import('../src/server.js');
   const { createLogger } = await import('../src/telemetry/logger.js');
   const config = parseConfig(

@@ -16,7 +16,7 @@ import { effectiveConfig } from './commands/effective-config.js';
 import { ConfigError } from './config/errors.js';
 import { configJsonSchemaText } from './config/json-schema.js';
 import { callerPort, configPath, PortError } from './config/listen.js';
-import { loadConfigFile, parseConfig, readConfigText } from './config/load.js';
+import { loadConfigFile, parseConfig, readConfigText } from './loader/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { watchConfigFile } from './config/watch.js';
 import { CredentialError } from './policy/credentials.js';

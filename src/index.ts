@@ -8,7 +8,7 @@
  *   const { url } = await gateway.listen();
  */
 export { createGateway, buildGateway, type Gateway, type GatewayOptions } from './server.js';
-export { loadConfigFile as loadConfig, parseConfig, type ParseOptions } from './config/load.js';
+export { loadConfigFile as loadConfig, parseConfig, type ParseOptions } from './loader/load.js';
 export { ConfigError } from './config/errors.js';
 export { configJsonSchema } from './config/json-schema.js';
 export { CredentialError } from './policy/credentials.js';

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { type FastifyInstance } from 'fastify';
 import t from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { agentCardRoutes } from '../../src/routes/agent-card.js';
 import { closeServer, delay, listenOnLoopback, trackConnections } from '../support/servers.js';
 

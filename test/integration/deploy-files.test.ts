@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { dockerfileProblems, parseDockerfile } from '../support/deploy-dockerfile.js';
 import { k8sProblems, type K8sObject } from '../support/deploy-k8s.js';

@@ -245,7 +245,7 @@ t.test('binding: grpc and no gRPC endpoint (none configured, none in its card) i
 });
 
 t.test('a reload: a remote added is reachable on the shared listener; listener changes need a restart', async (t) => {
-  const { parseConfig } = await import('../../src/config/load.js');
+  const { parseConfig } = await import('../../src/loader/load.js');
   const next = parseConfig(
     `
 server: { host: 127.0.0.1, port: 0, grpc: { port: 1 } }

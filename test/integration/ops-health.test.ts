@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { createGateway } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { relayStream } from '../../src/stream/relay.js';
 import { isGatewayBug } from '../../src/upstream/errors.js';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';

@@ -113,7 +113,7 @@ t.test('circuit_state: a series for every remote from the start, dropped when a 
   let text = await scrape();
   t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'alpha' }), 0, 'alpha closed before any call');
   t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'beta' }), 0, 'beta closed before any call');
-  const { parseConfig } = await import('../../src/config/load.js');
+  const { parseConfig } = await import('../../src/loader/load.js');
   fresh.gateway.reload(parseConfig(yaml(['beta', 'gamma']), 'reload.yaml'));
   text = await scrape();
   t.equal(sampleValue(text, 'a2a_egress_circuit_state', { remote: 'alpha' }), undefined, 'a removed remote has no series');

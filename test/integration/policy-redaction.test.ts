@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { createGateway } from '../../src/server.js';
 import { echoedForms, NO_CREDENTIAL, startEchoUpstream, type EchoUpstream } from '../support/echo-credential-upstream.js';
 import { gatewayInfoOf, reasonOf, rpc, rpcRequest, spawnGatewayCli, startGateway, writeTempConfig, type RpcReply, type RunningGateway } from '../support/gateway.js';

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createServer, connect } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { RedisClients, RedisTokenBucket, redactRedisUrl } from '../../src/policy/redis-bucket.js';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { REDIS, skipWithout } from '../support/required-command.js';

@@ -16,7 +16,7 @@ import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { RESTART_KEYS, planReload, reloadEffect } from '../../src/config/reload.js';
 import { ServerSchema } from '../../src/config/schema.js';
 import { createGateway, type Gateway } from '../../src/server.js';

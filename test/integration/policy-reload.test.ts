@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';

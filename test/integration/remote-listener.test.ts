@@ -8,7 +8,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import t from 'tap';
 import { Agent, request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { reasonOf, rpc, rpcRequest } from '../support/gateway.js';
 import { startOpsGateway, type OpsGateway } from '../support/ops-gateway.js';
 import { clientFromBaseUrl, getTask, isTask, sendText, streamText } from '../support/sdk-client.js';

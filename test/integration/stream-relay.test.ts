@@ -7,7 +7,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Agent, request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import type { Limits, RemoteConfig, Timeouts } from '../../src/config/schema.js';
 import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
 import { relayStream, type StreamOutcome } from '../../src/stream/relay.js';

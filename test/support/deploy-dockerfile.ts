@@ -4,7 +4,7 @@
  * list of what an image built from it would get wrong.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 
 export interface Copy {
   readonly from?: string;

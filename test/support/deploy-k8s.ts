@@ -9,7 +9,7 @@
  * or preStop, egress left open. Returns the problems as sentences; [] means none.
  * (Whether each object is valid Kubernetes at all is test/support/k8s-schema.ts.)
  */
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 
 export interface EnvVar {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
 import { buildGateway, type GatewayOptions } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, type Client } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { closeServer, listenOnLoopback, trackConnections } from './servers.js';

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { request } from 'undici';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { BufferBudget } from '../../src/upstream/buffer-budget.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 
 t.test('leases share one budget: exactly full is allowed, one byte more is refused', async (t) => {
   const budget = new BufferBudget(100);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { CardFetchError, cardUrlFor, type FetchCard } from '../../src/cards/card-fetch.js';
 import { loadRemoteCard, parseCardBody } from '../../src/cards/card-source.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
-import { parseConfig, type ParseOptions } from '../../src/config/load.js';
+import { parseConfig, type ParseOptions } from '../../src/loader/load.js';
 import { editDistance, nearestKey } from '../../src/config/suggest.js';
 
 function problemsOf(t: Test, text: string, options: ParseOptions = {}): string[] {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { A2A_METHODS } from '../../src/a2a/methods.js';
 import { builtinLimits, builtinPolicy, builtinServer, builtinTimeouts } from '../../src/config/defaults.js';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadConfigFile, parseConfig } from '../../src/config/load.js';
+import { loadConfigFile, parseConfig } from '../../src/loader/load.js';
 import { CircuitBreakerSchema, LimitsSchema, RateLimitSchema, RetrySchema, ServerSchema, TimeoutsSchema } from '../../src/config/schema.js';
 
 const MINIMAL = 'remotes:\n  weather:\n    url: https://weather.example/a2a\n';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { effectiveConfig, maskUrl, MASK } from '../../src/commands/effective-config.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 
 t.test('maskUrl hides a password and keeps everything else', async (t) => {
   t.equal(maskUrl('redis://user:secret@h:6379/0'), `redis://user:${MASK}@h:6379/0`);

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { planReload, reloadEffect } from '../../src/config/reload.js';
 import { shareOf, workerShare } from '../../src/config/worker-share.js';
 

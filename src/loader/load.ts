@@ -3,21 +3,26 @@
  * reported as `file:line: key.path: what is wrong` (the line where the YAML
  * parser knows it), an unknown key with the nearest known one, and — when an
  * environment is given — a missing secret with the key that names it.
+ *
+ * Why this is not in config/: the loader checks each section with its
+ * owner's own parser (gRPC targets from bindings/grpc, push keys and targets
+ * from push/), so it sits above them; config/ (schema, defaults, the pure
+ * section checks) sits below everything that reads a config.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import { LineCounter, parseDocument, isMap, isNode, isScalar, type Document } from 'yaml';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../config/errors.js';
 import { A2A_METHODS } from '../a2a/methods.js';
-import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from './defaults.js';
-import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type GrpcServerConfig, type RemoteConfig, type RemoteGrpcConfig, type ResolvedTls } from './schema.js';
+import { builtinCircuitBreaker, builtinLimits, builtinListenHost, builtinPolicy, builtinRetries, builtinServer, builtinTimeouts } from '../config/defaults.js';
+import { ConfigFileSchema, type ConfigFile, type GatewayConfig, type GrpcServerConfig, type RemoteConfig, type RemoteGrpcConfig, type ResolvedTls } from '../config/schema.js';
 import { GrpcTargetError, parseGrpcTarget } from '../bindings/grpc/target.js';
-import { secretProblems, type Env } from './secrets.js';
-import { nearestKey } from './suggest.js';
+import { secretProblems, type Env } from '../config/secrets.js';
+import { nearestKey } from '../config/suggest.js';
 import { PushConfigError, resolvePushConfig } from '../push/config.js';
-import { workerShareProblems } from './worker-share.js';
-import { resolveTraces } from './traces.js';
+import { workerShareProblems } from '../config/worker-share.js';
+import { resolveTraces } from '../config/traces.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
