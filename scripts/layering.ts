@@ -4,6 +4,7 @@
  *
  *   npx tsx scripts/layering.ts            every cycle (with each import on it), or "no cycles"
  *   npx tsx scripts/layering.ts --edges    every folder → folder edge with its imports
+ *   npx tsx scripts/layering.ts --diagram  the layer order (LAYERS) as docs/architecture.md shows it
  *
  * A node is a folder directly under src/ (src/bindings/grpc/x.ts belongs to
  * `bindings`); a file at the root of src/ (server.ts, cli.ts, version.ts, ...)
@@ -36,7 +37,8 @@ export function nodeOf(pathUnderSrc: string): string {
 
 function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    // A link counts: npm test reads src/ through build/tests/, where each .ts is linked beside its .js.
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
     .map((e) => join(e.parentPath, e.name))
     .sort();
 }
@@ -178,27 +180,49 @@ export function describeCycle(graph: FolderGraph, cycle: string[]): string {
 }
 
 /**
- * The intended layer order, lowest first. A node may import nodes of lower
- * layers only (and itself); docs/architecture.md ("Layers") explains each row.
- * A new folder under src/ has to be placed here, which is the point.
+ * The intended layer order, lowest first (docs/architecture.md, "Layers",
+ * says why each row is where it is). A node may import the nodes of lower
+ * rows and of its own row (the cycle check keeps those one-way), never a
+ * higher row. A new folder under src/ has to be placed here, which is the point.
  */
-export const LAYERS: readonly (readonly string[])[] = [];
+export const LAYERS: readonly (readonly string[])[] = [
+  ['envelope', 'http', 'version.ts'], // facts and text rules that know nothing of the gateway
+  ['a2a'], // the protocol: operations, method catalogue, card schemas, rewrite and cache, version bridge
+  ['config'], // the schema of every setting, its defaults, the section checks that need nothing above
+  ['jsonrpc', 'stream', 'core', 'policy', 'telemetry', 'upstream'], // the parts a call is made of
+  ['bindings'], // the codecs: caller and upstream wire formats around A2ACall and Outcome
+  ['cards', 'push'], // features built on the codecs and the transport
+  ['proxy', 'loader'], // the call paths (runners); the config file loader (uses push's and bindings' parsers)
+  ['routes'], // HTTP and gRPC front doors onto the call paths
+  ['server.ts'], // createGateway: the composition root
+  ['cluster', 'commands', 'index.ts'], // processes, CLI subcommands, the library's entry
+  ['cli.ts', 'healthcheck.ts'], // the executables
+];
 
-/** The imports that go against LAYERS (to a node of the same or a higher layer), and nodes LAYERS does not place. */
+/** The imports that go against LAYERS (to a node of a higher row), and nodes LAYERS does not place. */
 export function layerViolations(graph: FolderGraph, layers: readonly (readonly string[])[] = LAYERS): string[] {
   const rank = new Map<string, number>();
   layers.forEach((row, i) => row.forEach((node) => rank.set(node, i)));
   const problems: string[] = [];
+  for (const node of rank.keys()) if (!graph.has(node)) problems.push(`LAYERS (scripts/layering.ts) places ${node}, which is not under src/`);
   for (const from of [...graph.keys()].sort()) {
     if (!rank.has(from)) problems.push(`${from} is not placed in LAYERS (scripts/layering.ts)`);
     for (const [to, sites] of graph.get(from)!) {
       if (!rank.has(to) || !rank.has(from)) continue;
-      if (rank.get(to)! >= rank.get(from)!) {
+      if (rank.get(to)! > rank.get(from)!) {
         for (const site of sites) problems.push(`${from} (layer ${rank.get(from)}) → ${to} (layer ${rank.get(to)}): src/${site.file} imports '${site.specifier}'`);
       }
     }
   }
   return problems;
+}
+
+/** LAYERS as docs/architecture.md shows it, top row first: `cli.ts, healthcheck.ts` / `  ↓` / ... */
+export function layerDiagram(layers: readonly (readonly string[])[] = LAYERS): string {
+  return [...layers]
+    .reverse()
+    .map((row) => row.join(', '))
+    .join('\n  ↓\n');
 }
 
 export const SRC_DIR = fileURLToPath(new URL('../src/', import.meta.url));
@@ -217,6 +241,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const found = cycles(graph);
   for (const cycle of found) console.log(describeCycle(graph, cycle));
   if (found.length === 0) console.log('no cycles');
-  for (const problem of layerViolations(graph)) console.log(problem);
-  process.exitCode = found.length === 0 ? 0 : 1;
+  const violations = layerViolations(graph);
+  for (const problem of violations) console.log(problem);
+  if (process.argv.includes('--diagram')) console.log(layerDiagram());
+  process.exitCode = found.length === 0 && violations.length === 0 ? 0 : 1;
 }

@@ -3,7 +3,7 @@
  * loader does (strict mode, formats), defaults, the endpoint rules, and the
  * header values read from the environment with file:line:key problems.
  * The YAML is located with the `yaml` package's line counter, the way
- * src/config/load.ts locates keys, until the fragment is merged there.
+ * src/loader/load.ts locates keys, until the fragment is merged there.
  */
 import { inspect } from 'node:util';
 import t from 'tap';
