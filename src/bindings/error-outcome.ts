@@ -17,12 +17,12 @@ export interface GatewayErrorContext {
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
-export function gatewayErrorOutcome(reason: Reason, ctx: GatewayErrorContext = {}, detail?: string): ErrorOutcome {
+export function gatewayErrorOutcome(reason: Reason, errorFacts: GatewayErrorContext = {}, detail?: string): ErrorOutcome {
   const spec = gatewayErrors[reason];
   const metadata: Record<string, string> = {};
-  if (ctx.remote !== undefined) metadata.remote = ctx.remote;
-  if (ctx.httpStatus !== undefined) metadata.httpStatus = String(ctx.httpStatus);
-  if (ctx.metadata) for (const [k, v] of Object.entries(ctx.metadata)) metadata[k] = String(v);
+  if (errorFacts.remote !== undefined) metadata.remote = errorFacts.remote;
+  if (errorFacts.httpStatus !== undefined) metadata.httpStatus = String(errorFacts.httpStatus);
+  if (errorFacts.metadata) for (const [k, v] of Object.entries(errorFacts.metadata)) metadata[k] = String(v);
   const a2aReason = a2aReasonOfCode(spec.code);
   return {
     kind: 'error',
@@ -32,6 +32,6 @@ export function gatewayErrorOutcome(reason: Reason, ctx: GatewayErrorContext = {
     metadata,
     ...(a2aReason === undefined ? {} : { a2a: { reason: a2aReason, metadata: {} } }),
     details: [],
-    ...(ctx.headers === undefined ? {} : { headers: ctx.headers }),
+    ...(errorFacts.headers === undefined ? {} : { headers: errorFacts.headers }),
   };
 }

@@ -17,24 +17,24 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses card bytes; throws CardFetchError. */
 export function parseCardBody(body: Buffer, maxJsonDepth: number, httpStatus?: number): unknown {
-  const ctx = { httpStatus };
+  const errorOptions = { httpStatus };
   let text: string;
   try {
     text = utf8.decode(body);
   } catch {
-    throw new CardFetchError('INVALID_UTF8', ctx);
+    throw new CardFetchError('INVALID_UTF8', errorOptions);
   }
   const trimmed = text.trimStart();
-  if (trimmed === '') throw new CardFetchError('EMPTY_RESPONSE', ctx);
-  if (!trimmed.startsWith('{')) throw new CardFetchError('NON_JSON_RESPONSE', { ...ctx, detail: 'a card must be a JSON object' });
+  if (trimmed === '') throw new CardFetchError('EMPTY_RESPONSE', errorOptions);
+  if (!trimmed.startsWith('{')) throw new CardFetchError('NON_JSON_RESPONSE', { ...errorOptions, detail: 'a card must be a JSON object' });
   if (scanJson(text, maxJsonDepth).problem === 'too-deep') {
-    throw new CardFetchError('JSON_TOO_DEEP', { ...ctx, detail: `deeper than ${maxJsonDepth} levels` });
+    throw new CardFetchError('JSON_TOO_DEEP', { ...errorOptions, detail: `deeper than ${maxJsonDepth} levels` });
   }
   try {
     return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
     const unsafe = err instanceof SyntaxError && err.message.includes('forbidden prototype');
-    throw new CardFetchError(unsafe ? 'UNSAFE_JSON' : 'INVALID_JSON', ctx);
+    throw new CardFetchError(unsafe ? 'UNSAFE_JSON' : 'INVALID_JSON', errorOptions);
   }
 }
 

@@ -80,11 +80,11 @@ export interface BridgeStageContext {
 }
 
 /** A unary result in the caller's generation; it must fit `maxBytes` (the remote's maxResponseBytes) as the remote's had to. */
-export function bridgeResultOutcome(bridge: CallBridge, result: ResultOutcome, maxBytes: number, ctx: BridgeStageContext): Outcome {
-  const translated = translateResult(bridge, result.value, ctx, 'response');
-  if (!translated.ok) return ctx.gatewayError(translated.reason, translated.detail);
+export function bridgeResultOutcome(bridge: CallBridge, result: ResultOutcome, maxBytes: number, bridging: BridgeStageContext): Outcome {
+  const translated = translateResult(bridge, result.value, bridging, 'response');
+  if (!translated.ok) return bridging.gatewayError(translated.reason, translated.detail);
   const json = JSON.stringify(translated.result);
-  if (Buffer.byteLength(json) > maxBytes) return ctx.gatewayError('RESPONSE_TOO_LARGE', `more than ${maxBytes} bytes once translated to A2A ${bridge.caller}`);
+  if (Buffer.byteLength(json) > maxBytes) return bridging.gatewayError('RESPONSE_TOO_LARGE', `more than ${maxBytes} bytes once translated to A2A ${bridge.caller}`);
   return { kind: 'result', json, value: translated.result };
 }
 
@@ -97,12 +97,12 @@ export function bridgeStreamItem(
   bridge: CallBridge,
   item: StreamItem,
   maxBytes: number,
-  ctx: Pick<BridgeStageContext, 'onDropped'> & { readonly invalidEvent: (cause: Reason, detail?: string) => ErrorOutcome },
+  bridging: Pick<BridgeStageContext, 'onDropped'> & { readonly invalidEvent: (cause: Reason, detail?: string) => ErrorOutcome },
 ): StreamItem {
   if (item.final) return item;
-  const translated = translateResult(bridge, item.outcome.value, ctx, 'event');
-  if (!translated.ok) return { outcome: ctx.invalidEvent(translated.reason, translated.detail), final: true };
+  const translated = translateResult(bridge, item.outcome.value, bridging, 'event');
+  if (!translated.ok) return { outcome: bridging.invalidEvent(translated.reason, translated.detail), final: true };
   const json = JSON.stringify(translated.result);
-  if (Buffer.byteLength(json) > maxBytes) return { outcome: ctx.invalidEvent('EVENT_TOO_LARGE', `more than ${maxBytes} bytes once translated to A2A ${bridge.caller}`), final: true };
+  if (Buffer.byteLength(json) > maxBytes) return { outcome: bridging.invalidEvent('EVENT_TOO_LARGE', `more than ${maxBytes} bytes once translated to A2A ${bridge.caller}`), final: true };
   return { outcome: { kind: 'result', json, value: translated.result }, final: false };
 }

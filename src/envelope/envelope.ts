@@ -48,11 +48,11 @@ export interface ErrorContext {
   readonly caller?: CallerGeneration | undefined;
 }
 
-export function errorInfo(reason: string, ctx: ErrorContext): ErrorInfo {
+export function errorInfo(reason: string, errorFacts: ErrorContext): ErrorInfo {
   const metadata: Record<string, string> = {};
-  if (ctx.remote !== undefined) metadata.remote = ctx.remote;
-  if (ctx.httpStatus !== undefined) metadata.httpStatus = String(ctx.httpStatus);
-  if (ctx.metadata) for (const [k, v] of Object.entries(ctx.metadata)) metadata[k] = String(v);
+  if (errorFacts.remote !== undefined) metadata.remote = errorFacts.remote;
+  if (errorFacts.httpStatus !== undefined) metadata.httpStatus = String(errorFacts.httpStatus);
+  if (errorFacts.metadata) for (const [k, v] of Object.entries(errorFacts.metadata)) metadata[k] = String(v);
   return { '@type': ERROR_INFO_TYPE, reason, domain: ERROR_DOMAIN, metadata };
 }
 
@@ -77,23 +77,23 @@ export function errorData(
 }
 
 /** An error the gateway itself decided on, from the catalogue. */
-export function gatewayError(reason: Reason, ctx: ErrorContext = {}, detail?: string): JsonRpcErrorObject {
+export function gatewayError(reason: Reason, errorFacts: ErrorContext = {}, detail?: string): JsonRpcErrorObject {
   const spec = gatewayErrors[reason];
   // `detail` is always gateway-written text (e.g. "body is an array"), never remote bytes.
   const message = detail ? `${spec.message}: ${detail}` : spec.message;
-  return { code: spec.code, message, data: errorData(spec.code, errorInfo(reason, ctx), ctx.caller) };
+  return { code: spec.code, message, data: errorData(spec.code, errorInfo(reason, errorFacts), errorFacts.caller) };
 }
 
 /** A typed error the remote sent, already sanitized by the normalizer. */
 export function remoteError(
   code: number,
   message: string,
-  ctx: ErrorContext,
+  errorFacts: ErrorContext,
   remoteDetails: readonly ErrorDetail[] = [],
   /** Metadata of the remote's own A2A ErrorInfo for this code, sanitized and bounded. */
   a2aMetadata?: Readonly<Record<string, string>>,
 ): JsonRpcErrorObject {
-  return { code, message, data: errorData(code, errorInfo(REMOTE_ERROR_REASON, ctx), ctx.caller, a2aMetadata, remoteDetails) };
+  return { code, message, data: errorData(code, errorInfo(REMOTE_ERROR_REASON, errorFacts), errorFacts.caller, a2aMetadata, remoteDetails) };
 }
 
 /**

@@ -75,19 +75,19 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Normalizes a complete (already size-capped and decoded) unary reply. */
 export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy: NormalizePolicy): Normalized {
   const ok = reply.status >= 200 && reply.status < 300;
-  const ctx = { remote: policy.remote, httpStatus: reply.status, caller: policy.caller };
-  const httpError = (): Normalized => fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${reply.status}`);
+  const errorFacts = { remote: policy.remote, httpStatus: reply.status, caller: policy.caller };
+  const httpError = (): Normalized => fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${reply.status}`);
 
   // Decide "is this JSON at all" on the raw bytes first: random garbage is a
   // non-JSON body, not a JSON body with bad UTF-8.
   const first = firstNonSpaceByte(reply.body);
-  if (first === -1) return ok ? fail(callerId, 'EMPTY_RESPONSE', ctx) : httpError();
-  if (!looksLikeJson(reply.body[first]!)) return ok ? fail(callerId, 'NON_JSON_RESPONSE', ctx) : httpError();
+  if (first === -1) return ok ? fail(callerId, 'EMPTY_RESPONSE', errorFacts) : httpError();
+  if (!looksLikeJson(reply.body[first]!)) return ok ? fail(callerId, 'NON_JSON_RESPONSE', errorFacts) : httpError();
   let text: string;
   try {
     text = utf8.decode(reply.body);
   } catch {
-    return ok ? fail(callerId, 'INVALID_UTF8', ctx) : httpError();
+    return ok ? fail(callerId, 'INVALID_UTF8', errorFacts) : httpError();
   }
   return normalizeJsonText(text, callerId, policy, reply.status);
 }
@@ -147,39 +147,39 @@ export function normalizeJsonTextFully(
   httpStatus = 200,
 ): Normalized {
   const ok = httpStatus >= 200 && httpStatus < 300;
-  const ctx = { remote: policy.remote, httpStatus, caller: policy.caller };
+  const errorFacts = { remote: policy.remote, httpStatus, caller: policy.caller };
   const scan = scanJson(text, policy.maxJsonDepth);
-  if (scan.problem === 'too-deep') return fail(callerId, 'JSON_TOO_DEEP', ctx, `deeper than ${policy.maxJsonDepth} levels`);
+  if (scan.problem === 'too-deep') return fail(callerId, 'JSON_TOO_DEEP', errorFacts, `deeper than ${policy.maxJsonDepth} levels`);
 
   let body: unknown;
   try {
     body = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
-    if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${httpStatus}`);
+    if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
     const forbidden = err instanceof SyntaxError && err.message.includes('forbidden prototype');
-    return fail(callerId, forbidden ? 'UNSAFE_JSON' : 'INVALID_JSON', ctx);
+    return fail(callerId, forbidden ? 'UNSAFE_JSON' : 'INVALID_JSON', errorFacts);
   }
-  if (scan.problem === 'lone-surrogate') return fail(callerId, 'INVALID_JSON', ctx, 'string with a lone surrogate escape');
-  if (scan.problem === 'duplicate-member') return fail(callerId, 'INVALID_RESPONSE', ctx, `duplicate "${scan.member}" member`);
+  if (scan.problem === 'lone-surrogate') return fail(callerId, 'INVALID_JSON', errorFacts, 'string with a lone surrogate escape');
+  if (scan.problem === 'duplicate-member') return fail(callerId, 'INVALID_RESPONSE', errorFacts, `duplicate "${scan.member}" member`);
 
   const shape = describeNonObject(body);
-  if (shape) return ok ? fail(callerId, 'INVALID_RESPONSE', ctx, `body is ${shape}`) : fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${httpStatus}`);
+  if (shape) return ok ? fail(callerId, 'INVALID_RESPONSE', errorFacts, `body is ${shape}`) : fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
   const envelope = body as Record<string, unknown>;
 
   const idProblem = checkUpstreamId(envelope);
-  if (idProblem) return fail(callerId, 'INVALID_RESPONSE', ctx, idProblem);
+  if (idProblem) return fail(callerId, 'INVALID_RESPONSE', errorFacts, idProblem);
 
   const error = envelope.error;
-  if (error) return normalizeRemoteError(error, callerId, policy, ctx);
-  if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', ctx, `HTTP ${httpStatus}`);
+  if (error) return normalizeRemoteError(error, callerId, policy, errorFacts);
+  if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
   if (!Object.hasOwn(envelope, 'result')) {
     const detail = Object.hasOwn(envelope, 'error')
       ? `"error" is ${describeValue(error)} and there is no "result"`
       : 'neither "result" nor "error" is present';
-    return fail(callerId, 'INVALID_RESPONSE', ctx, detail);
+    return fail(callerId, 'INVALID_RESPONSE', errorFacts, detail);
   }
   const resultJson = scan.resultStart >= 0 ? text.slice(scan.resultStart, scan.resultEnd) : JSON.stringify(envelope.result);
-  if (policy.redactor?.mayHold(resultJson)) return redactedResult(envelope.result, callerId, policy.redactor, ctx);
+  if (policy.redactor?.mayHold(resultJson)) return redactedResult(envelope.result, callerId, policy.redactor, errorFacts);
   return { json: serializeResultJson(callerId, resultJson), outcome: 'ok', result: envelope.result };
 }
 
@@ -190,9 +190,9 @@ export function normalizeJsonTextFully(
  * dropped cannot carry a credential past it). A credential in a member name
  * or a number cannot be replaced without changing the result: refused.
  */
-function redactedResult(result: unknown, callerId: JsonRpcId, redactor: Redactor, ctx: { remote: string; httpStatus: number }): Normalized {
+function redactedResult(result: unknown, callerId: JsonRpcId, redactor: Redactor, errorFacts: { remote: string; httpStatus: number }): Normalized {
   const redacted = redactor.value(result);
-  if (!redacted.ok) return { ...fail(callerId, 'CREDENTIAL_ECHOED', ctx, `in a ${redacted.where} of the result`), redactions: 1 };
+  if (!redacted.ok) return { ...fail(callerId, 'CREDENTIAL_ECHOED', errorFacts, `in a ${redacted.where} of the result`), redactions: 1 };
   const json = serializeResultJson(callerId, JSON.stringify(redacted.value));
   return { json, outcome: 'ok', result: redacted.value, ...(redacted.count > 0 ? { redactions: redacted.count } : {}) };
 }
@@ -201,7 +201,7 @@ function redactedResult(result: unknown, callerId: JsonRpcId, redactor: Redactor
 export function fail(
   callerId: JsonRpcId,
   reason: Reason,
-  ctx: {
+  errorFacts: {
     remote?: string | undefined;
     httpStatus?: number | undefined;
     metadata?: Record<string, string | number | boolean>;
@@ -209,22 +209,22 @@ export function fail(
   },
   detail?: string,
 ): Normalized {
-  return { json: serializeError(callerId, gatewayError(reason, ctx, detail)), outcome: reason };
+  return { json: serializeError(callerId, gatewayError(reason, errorFacts, detail)), outcome: reason };
 }
 
 function normalizeRemoteError(
   error: unknown,
   callerId: JsonRpcId,
   policy: NormalizePolicy,
-  ctx: { remote: string; httpStatus: number; caller?: CallerGeneration | undefined },
+  errorFacts: { remote: string; httpStatus: number; caller?: CallerGeneration | undefined },
 ): Normalized {
   const seen: Seen = { redactions: 0 };
   if (typeof error === 'string') {
     const message = boundedMessage(error, Code.InternalError, policy, seen);
-    return withRedactions(remote(callerId, Code.InternalError, message, ctx), seen);
+    return withRedactions(remote(callerId, Code.InternalError, message, errorFacts), seen);
   }
   if (typeof error !== 'object' || Array.isArray(error) || error === null) {
-    return fail(callerId, 'INVALID_RESPONSE', ctx, `"error" is ${describeValue(error)}, neither an object nor a string`);
+    return fail(callerId, 'INVALID_RESPONSE', errorFacts, `"error" is ${describeValue(error)}, neither an object nor a string`);
   }
   const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
   // A code outside the safe integer range cannot be a JSON-RPC code; keep the text, not the number.
@@ -244,7 +244,7 @@ function normalizeRemoteError(
     a2aReason !== undefined && policy.caller !== '0.3'
       ? remoteA2aMetadata(data, a2aReason, policy.maxErrorMessageBytes, cleanerFor(policy.redactor, seen))
       : undefined;
-  return withRedactions(remote(callerId, finalCode, text, { ...ctx, ...(metadata ? { metadata } : {}) }, details, a2aMetadata), seen);
+  return withRedactions(remote(callerId, finalCode, text, { ...errorFacts, ...(metadata ? { metadata } : {}) }, details, a2aMetadata), seen);
 }
 
 /** Counts what the redactor removed while one reply is normalized. */
@@ -281,12 +281,12 @@ function remote(
   callerId: JsonRpcId,
   code: number,
   message: { text: string; truncated: boolean },
-  ctx: { remote: string; httpStatus: number; metadata?: Record<string, string>; caller?: CallerGeneration | undefined },
+  errorFacts: { remote: string; httpStatus: number; metadata?: Record<string, string>; caller?: CallerGeneration | undefined },
   details: ErrorDetail[] = [],
   a2aMetadata?: Record<string, string>,
 ): Normalized {
-  const metadata = message.truncated ? { ...ctx.metadata, messageTruncated: 'true' } : ctx.metadata;
-  const err: JsonRpcErrorObject = remoteError(code, message.text, { ...ctx, metadata }, details, a2aMetadata);
+  const metadata = message.truncated ? { ...errorFacts.metadata, messageTruncated: 'true' } : errorFacts.metadata;
+  const err: JsonRpcErrorObject = remoteError(code, message.text, { ...errorFacts, metadata }, details, a2aMetadata);
   return { json: serializeError(callerId, err), outcome: 'REMOTE_ERROR' };
 }
 

@@ -46,7 +46,7 @@ export interface RunnerEnv {
   readonly out: ServerResponse;
   readonly logger: { debug(obj: object, msg: string): void };
   /** A gateway failure as an ErrorOutcome (bindings/error-outcome.ts, handed in: core does not import bindings). */
-  readonly gatewayError: (reason: Reason, ctx?: GatewayErrorContext, detail?: string) => ErrorOutcome;
+  readonly gatewayError: (reason: Reason, errorFacts?: GatewayErrorContext, detail?: string) => ErrorOutcome;
   /** A bug of the gateway's own (GATEWAY_ERROR): logged with its stack and counted. */
   readonly onInternalError: (err: unknown) => void;
   /** The call's telemetry handle (telemetry/call-trace.ts), while traces or channel subscribers want one. */

@@ -55,12 +55,12 @@ export async function normalizeUpstreamReply(
 
 /** `limits.validateResults`: a result that does not match the method's A2A schema becomes -32006 INVALID_RESULT. */
 function validatedResult(normalized: Normalized, { remote, call, caller }: ReplyTarget): Normalized {
-  const ctx = { remote: remote.name, httpStatus: 200, caller };
+  const errorFacts = { remote: remote.name, httpStatus: 200, caller };
   // The result goes on as the remote's bytes: a member named twice would let the caller read what was not validated.
   const duplicate = findDuplicateMember(normalized.json);
-  if (duplicate) return fail(call.id, 'INVALID_RESULT', ctx, `member ${describeDuplicate(duplicate)}`);
+  if (duplicate) return fail(call.id, 'INVALID_RESULT', errorFacts, `member ${describeDuplicate(duplicate)}`);
   const check = checkResult(call.method, normalized.result);
-  return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', ctx, check.problem);
+  return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', errorFacts, check.problem);
 }
 
 /** The breaker's verdict on an answered call. */

@@ -97,14 +97,14 @@ export interface BridgeReplyContext {
 }
 
 /** A unary reply (or a streaming call's one envelope) as the caller's generation writes it. */
-export function bridgeReply(bridge: VersionBridge, normalized: Normalized, ctx: BridgeReplyContext): Normalized {
+export function bridgeReply(bridge: VersionBridge, normalized: Normalized, bridging: BridgeReplyContext): Normalized {
   if (normalized.outcome !== 'ok') return normalized;
-  const translated = translateResult(bridge, normalized.result, ctx, 'response');
-  const failCtx = { remote: ctx.remote, httpStatus: 200, caller: ctx.caller };
+  const translated = translateResult(bridge, normalized.result, bridging, 'response');
+  const failCtx = { remote: bridging.remote, httpStatus: 200, caller: bridging.caller };
   if (!translated.ok) return keepRedactions(fail(bridge.call.id, translated.reason, failCtx, translated.detail), normalized);
   const json = serializeResultJson(bridge.call.id, JSON.stringify(translated.result));
-  if (Buffer.byteLength(json) > ctx.maxBytes) {
-    return keepRedactions(fail(bridge.call.id, 'RESPONSE_TOO_LARGE', failCtx, `more than ${ctx.maxBytes} bytes once translated to A2A ${bridge.caller}`), normalized);
+  if (Buffer.byteLength(json) > bridging.maxBytes) {
+    return keepRedactions(fail(bridge.call.id, 'RESPONSE_TOO_LARGE', failCtx, `more than ${bridging.maxBytes} bytes once translated to A2A ${bridge.caller}`), normalized);
   }
   return keepRedactions({ json, outcome: 'ok', result: translated.result }, normalized);
 }

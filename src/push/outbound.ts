@@ -65,7 +65,7 @@ interface Site {
   readonly write: (config: JsonObject) => JsonObject;
 }
 
-export function rewritePushRequest(call: A2ACall, ctx: PushRewriteContext): PushRequestRewrite {
+export function rewritePushRequest(call: A2ACall, rewriteEnv: PushRewriteContext): PushRequestRewrite {
   const refuse = (reason: Reason, detail?: string): PushRequestRewrite => ({
     kind: 'refused',
     error: gatewayErrorOutcome(reason, { remote: call.remote }, detail),
@@ -80,9 +80,9 @@ export function rewritePushRequest(call: A2ACall, ctx: PushRewriteContext): Push
     if (err instanceof ShapeError) return refuse('INVALID_PARAMS', err.message);
     throw err;
   }
-  if (!ctx.push) return refuse('PUSH_NOT_ENABLED');
+  if (!rewriteEnv.push) return refuse('PUSH_NOT_ENABLED');
   if (fields.url === undefined) return refuse('INVALID_PARAMS', 'the push notification config has no url');
-  const push = ctx.push;
+  const push = rewriteEnv.push;
   const target = push.targets.check(fields.url, [push.webhookBase]);
   if (!target.ok) return refuse('PUSH_TARGET_NOT_ALLOWED', target.problem);
   if (fields.token !== undefined && !headerSafe(fields.token, MAX_TOKEN_BYTES)) {
@@ -101,10 +101,10 @@ export function rewritePushRequest(call: A2ACall, ctx: PushRewriteContext): Push
     ...(site.taskId === undefined ? {} : { taskId: site.taskId }),
     ...(fields.id === undefined ? {} : { configId: fields.id }),
     callerGeneration: call.generation,
-    remoteGeneration: ctx.remoteGeneration ?? call.generation,
-    issuedAt: Math.floor(ctx.nowMs / 1000),
+    remoteGeneration: rewriteEnv.remoteGeneration ?? call.generation,
+    issuedAt: Math.floor(rewriteEnv.nowMs / 1000),
   };
-  const sealed = sealTicket(push.keys, ticket, ctx.randomBytes ?? cryptoRandomBytes);
+  const sealed = sealTicket(push.keys, ticket, rewriteEnv.randomBytes ?? cryptoRandomBytes);
   const webhook = `${push.webhookBase}/${sealed}`;
   if (Buffer.byteLength(webhook, 'utf8') > push.maxWebhookUrlBytes) {
     return refuse('PUSH_CONFIG_TOO_LARGE', `the gateway webhook URL would be ${Buffer.byteLength(webhook, 'utf8')} bytes, more than ${push.maxWebhookUrlBytes}`);

@@ -77,10 +77,10 @@ function streamPolicy(opts: CoreOptions): NormalizePolicy {
 abstract class CoreBase implements RelayCore {
   finished = false;
   outcome: EventOutcome = 'ok';
-  protected readonly ctx: EventContext;
+  protected readonly eventRules: EventContext;
 
   constructor(protected readonly opts: CoreOptions) {
-    this.ctx = { callerId: opts.callerId, policy: streamPolicy(opts), httpStatus: opts.httpStatus, checkResult: opts.checkResult,
+    this.eventRules = { callerId: opts.callerId, policy: streamPolicy(opts), httpStatus: opts.httpStatus, checkResult: opts.checkResult,
       ...(opts.translateResult ? { translateResult: opts.translateResult, maxEventBytes: opts.remote.limits.maxEventBytes } : {}) };
   }
 
@@ -95,8 +95,8 @@ abstract class CoreBase implements RelayCore {
 
   /** The final event of an ending the gateway causes (a subclass writes it in another binding). */
   protected stopOutput(reason: Reason, detail?: string): OutputEvent {
-    const ctx = { remote: this.ctx.policy.remote, httpStatus: this.ctx.httpStatus, caller: this.ctx.policy.caller };
-    return toOutput(fail(this.ctx.callerId, reason, ctx, detail).json, reason, true);
+    const errorFacts = { remote: this.eventRules.policy.remote, httpStatus: this.eventRules.httpStatus, caller: this.eventRules.policy.caller };
+    return toOutput(fail(this.eventRules.callerId, reason, errorFacts, detail).json, reason, true);
   }
 
   protected finish(event: OutputEvent): OutputEvent {
@@ -172,7 +172,7 @@ export class EventRelayCore extends CoreBase {
 
   /** One upstream event, normalized and written for the caller (a subclass reads and writes other bindings). */
   protected eventOutput(item: SseEvent, index: number): OutputEvent {
-    const n = normalizeEvent(item, this.ctx, index);
+    const n = normalizeEvent(item, this.eventRules, index);
     return toOutput(n.json, n.outcome, n.final, n.redactions);
   }
 }

@@ -40,21 +40,21 @@ export interface EventContext {
 }
 
 /** `index` is the 1-based position of the event in the upstream stream, for ErrorInfo metadata. */
-export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number): NormalizedEvent {
-  if (event.invalidUtf8) return invalidEvent(ctx, index, 'INVALID_UTF8');
-  if (event.type === 'error') return normalizeErrorEvent(event.data, ctx, index);
-  const plain = plainResultEvent(event.data, ctx);
+export function normalizeEvent(event: SseEvent, eventRules: EventContext, index: number): NormalizedEvent {
+  if (event.invalidUtf8) return invalidEvent(eventRules, index, 'INVALID_UTF8');
+  if (event.type === 'error') return normalizeErrorEvent(event.data, eventRules, index);
+  const plain = plainResultEvent(event.data, eventRules);
   if (plain) return plain;
   // Not a plain result (plainResultEvent already asked): straight to the full path.
-  const n = normalizeJsonTextFully(event.data, ctx.callerId, ctx.policy, ctx.httpStatus);
+  const n = normalizeJsonTextFully(event.data, eventRules.callerId, eventRules.policy, eventRules.httpStatus);
   // Validated results go on as the remote's bytes: a member named twice would let the caller read what was not checked.
-  if (n.outcome === 'ok' && ctx.checkResult && (findDuplicateMember(n.json) || ctx.checkResult(n.result) !== undefined)) {
-    return invalidEvent(ctx, index, 'INVALID_RESULT', n.redactions);
+  if (n.outcome === 'ok' && eventRules.checkResult && (findDuplicateMember(n.json) || eventRules.checkResult(n.result) !== undefined)) {
+    return invalidEvent(eventRules, index, 'INVALID_RESULT', n.redactions);
   }
-  if (n.outcome === 'ok' && ctx.translateResult) return translatedEvent(n.result, n.redactions, ctx, index);
+  if (n.outcome === 'ok' && eventRules.translateResult) return translatedEvent(n.result, n.redactions, eventRules, index);
   if (n.outcome === 'ok') return { json: oneLine(n.json), outcome: 'ok', final: false, redactions: n.redactions };
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
-  return invalidEvent(ctx, index, n.outcome, n.redactions);
+  return invalidEvent(eventRules, index, n.outcome, n.redactions);
 }
 
 /**
@@ -64,16 +64,16 @@ export function normalizeEvent(event: SseEvent, ctx: EventContext, index: number
  * fraction of the CPU (see result-envelope.ts). Undefined sends the event
  * through the full normalizer.
  */
-function plainResultEvent(data: string, ctx: EventContext): NormalizedEvent | undefined {
-  if (ctx.checkResult || ctx.translateResult || ctx.httpStatus < 200 || ctx.httpStatus > 299) return undefined;
-  const found = recognizeResultEnvelope(data, ctx.policy.maxJsonDepth);
+function plainResultEvent(data: string, eventRules: EventContext): NormalizedEvent | undefined {
+  if (eventRules.checkResult || eventRules.translateResult || eventRules.httpStatus < 200 || eventRules.httpStatus > 299) return undefined;
+  const found = recognizeResultEnvelope(data, eventRules.policy.maxJsonDepth);
   if (!found) return undefined;
   // A number id must survive a round trip, as the normalizer checks; any doubt goes the full way.
   if (found.idStart !== -1 && !plainIdPasses(data, found.idStart, found.idEnd)) return undefined;
   const resultJson = data.slice(found.resultStart, found.resultEnd);
-  if (ctx.policy.redactor?.mayHold(resultJson)) return undefined;
+  if (eventRules.policy.redactor?.mayHold(resultJson)) return undefined;
   // serializeResultJson's text, its head kept for the stream's id: no JSON.stringify of the id per event.
-  return { json: `${resultHead(ctx.callerId)}${oneLine(resultJson)}}`, outcome: 'ok', final: false, redactions: undefined };
+  return { json: `${resultHead(eventRules.callerId)}${oneLine(resultJson)}}`, outcome: 'ok', final: false, redactions: undefined };
 }
 
 let headId: JsonRpcId | undefined;
@@ -90,11 +90,11 @@ function resultHead(id: JsonRpcId): string {
 }
 
 /** A result in the caller's generation; it meets the event byte bound as the remote's event had to. */
-function translatedEvent(result: unknown, redactions: number | undefined, ctx: EventContext, index: number): NormalizedEvent {
-  const translated = ctx.translateResult!(result);
-  if (!translated.ok) return invalidEvent(ctx, index, translated.reason, redactions);
-  const json = serializeResultJson(ctx.callerId, JSON.stringify(translated.result));
-  if (ctx.maxEventBytes !== undefined && Buffer.byteLength(json) > ctx.maxEventBytes) return invalidEvent(ctx, index, 'EVENT_TOO_LARGE', redactions);
+function translatedEvent(result: unknown, redactions: number | undefined, eventRules: EventContext, index: number): NormalizedEvent {
+  const translated = eventRules.translateResult!(result);
+  if (!translated.ok) return invalidEvent(eventRules, index, translated.reason, redactions);
+  const json = serializeResultJson(eventRules.callerId, JSON.stringify(translated.result));
+  if (eventRules.maxEventBytes !== undefined && Buffer.byteLength(json) > eventRules.maxEventBytes) return invalidEvent(eventRules, index, 'EVENT_TOO_LARGE', redactions);
   return { json, outcome: 'ok', final: false, redactions };
 }
 
@@ -104,11 +104,11 @@ function translatedEvent(result: unknown, redactions: number | undefined, ctx: E
  * goes through the unary normalizer's error rules (typed code kept, extra
  * members dropped, text sanitized and bounded); anything else is unusable.
  */
-function normalizeErrorEvent(data: string, ctx: EventContext, index: number): NormalizedEvent {
+function normalizeErrorEvent(data: string, eventRules: EventContext, index: number): NormalizedEvent {
   const text = data.trim();
-  if (text === '') return invalidEvent(ctx, index, 'EMPTY_RESPONSE');
+  if (text === '') return invalidEvent(eventRules, index, 'EMPTY_RESPONSE');
   // Depth first: classifying must not cost more than the normalizer's own guard allows.
-  if (scanJson(text, ctx.policy.maxJsonDepth).problem === 'too-deep') return invalidEvent(ctx, index, 'JSON_TOO_DEEP');
+  if (scanJson(text, eventRules.policy.maxJsonDepth).problem === 'too-deep') return invalidEvent(eventRules, index, 'JSON_TOO_DEEP');
   let parsed: unknown;
   let isJson = true;
   try {
@@ -119,15 +119,15 @@ function normalizeErrorEvent(data: string, ctx: EventContext, index: number): No
   let envelopeText: string;
   if (!isJson) envelopeText = wrapError(JSON.stringify(text));
   else if (typeof parsed === 'string') envelopeText = wrapError(text);
-  else if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return invalidEvent(ctx, index, 'INVALID_RESPONSE');
+  else if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return invalidEvent(eventRules, index, 'INVALID_RESPONSE');
   else if (Object.hasOwn(parsed, 'error')) envelopeText = text;
   else if (Object.hasOwn(parsed, 'code') || Object.hasOwn(parsed, 'message')) envelopeText = wrapError(text);
-  else return invalidEvent(ctx, index, 'INVALID_RESPONSE');
+  else return invalidEvent(eventRules, index, 'INVALID_RESPONSE');
 
-  const n = normalizeJsonTextFully(envelopeText, ctx.callerId, ctx.policy, ctx.httpStatus);
+  const n = normalizeJsonTextFully(envelopeText, eventRules.callerId, eventRules.policy, eventRules.httpStatus);
   if (n.outcome === 'REMOTE_ERROR') return { json: oneLine(n.json), outcome: 'REMOTE_ERROR', final: true, redactions: n.redactions };
   // An `error` event that normalizes to a success is not an error we can describe.
-  return invalidEvent(ctx, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome, n.redactions);
+  return invalidEvent(eventRules, index, n.outcome === 'ok' ? 'INVALID_RESPONSE' : n.outcome, n.redactions);
 }
 
 /** `errorJson` is valid JSON text (checked by the caller), so the wrapper is too. */
@@ -135,12 +135,12 @@ function wrapError(errorJson: string): string {
   return `{"jsonrpc":"2.0","id":null,"error":${errorJson}}`;
 }
 
-function invalidEvent(ctx: EventContext, index: number, cause: Reason, redactions?: number): NormalizedEvent {
-  const n = fail(ctx.callerId, 'INVALID_EVENT', {
-    remote: ctx.policy.remote,
-    httpStatus: ctx.httpStatus,
+function invalidEvent(eventRules: EventContext, index: number, cause: Reason, redactions?: number): NormalizedEvent {
+  const n = fail(eventRules.callerId, 'INVALID_EVENT', {
+    remote: eventRules.policy.remote,
+    httpStatus: eventRules.httpStatus,
     metadata: { cause, event: index },
-    caller: ctx.policy.caller,
+    caller: eventRules.policy.caller,
   });
   return { json: n.json, outcome: n.outcome, final: true, redactions };
 }

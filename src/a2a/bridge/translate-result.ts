@@ -23,11 +23,11 @@ export type TranslatedResult = { readonly ok: true; readonly result: unknown } |
 export function translateResult(
   bridge: BridgedGenerations,
   result: unknown,
-  ctx: { readonly onDropped: (direction: 'response' | 'event', labels: readonly string[]) => void },
+  bridging: { readonly onDropped: (direction: 'response' | 'event', labels: readonly string[]) => void },
   direction: 'response' | 'event',
 ): TranslatedResult {
   const out = direction === 'event' ? bridgeEvent(bridge.remote, bridge.caller, result) : bridgeResult(bridge.operation, bridge.remote, bridge.caller, result);
-  if (out.dropped.length > 0) ctx.onDropped(direction, out.dropped);
+  if (out.dropped.length > 0) bridging.onDropped(direction, out.dropped);
   if (!out.ok) return { ok: false, reason: out.code === Code.UnsupportedOperation ? 'NO_COUNTERPART' : 'INVALID_RESULT', detail: out.problem };
   return { ok: true, result: out.value };
 }

@@ -88,9 +88,9 @@ export class GrpcResponseReader {
   private events = 0;
   private streamBytes = 0;
 
-  constructor(private readonly ctx: ReaderContext) {
-    this.streaming = ctx.operation.streaming;
-    this.decoder = new GrpcMessageDecoder(this.streaming ? ctx.limits.maxEventBytes : ctx.limits.maxResponseBytes);
+  constructor(private readonly settings: ReaderContext) {
+    this.streaming = settings.operation.streaming;
+    this.decoder = new GrpcMessageDecoder(this.streaming ? settings.limits.maxEventBytes : settings.limits.maxResponseBytes);
   }
 
   /** The failure that ended reading, if any; the client stops the call when one appears. */
@@ -103,10 +103,10 @@ export class GrpcResponseReader {
     if (this.failure) return this.failure;
     this.headersSeen = true;
     const httpStatus = Number(headers[':status']);
-    if (httpStatus !== 200) return this.fail(gatewayFailure('UPSTREAM_HTTP_ERROR', this.ctx.remote, { httpStatus: String(httpStatus) }, `HTTP ${httpStatus}`));
+    if (httpStatus !== 200) return this.fail(gatewayFailure('UPSTREAM_HTTP_ERROR', this.settings.remote, { httpStatus: String(httpStatus) }, `HTTP ${httpStatus}`));
     const contentType = single(headers['content-type']);
     if (contentType === undefined || !/^application\/grpc(\+proto)?(;|$)/i.test(contentType.trim())) {
-      return this.fail(gatewayFailure('WRONG_CONTENT_TYPE', this.ctx.remote));
+      return this.fail(gatewayFailure('WRONG_CONTENT_TYPE', this.settings.remote));
     }
     this.metadata = allowedResponseMetadata(textHeaders(headers));
     if (headers['grpc-status'] !== undefined) this.onTrailers(headers);
@@ -116,7 +116,7 @@ export class GrpcResponseReader {
   /** DATA: decoded events for a stream (in order); a unary message is held until the status. */
   onData(chunk: Buffer): { readonly events: ResultOutcome[]; readonly error?: ErrorOutcome } {
     if (this.failure) return { events: [], error: this.failure };
-    if (!this.headersSeen || this.status) return { events: [], error: this.fail(gatewayFailure('UPSTREAM_PROTOCOL_ERROR', this.ctx.remote, {}, 'data outside the response body')) };
+    if (!this.headersSeen || this.status) return { events: [], error: this.fail(gatewayFailure('UPSTREAM_PROTOCOL_ERROR', this.settings.remote, {}, 'data outside the response body')) };
     const step = this.decoder.push(chunk);
     const events: ResultOutcome[] = [];
     for (const message of step.messages) {
@@ -127,7 +127,7 @@ export class GrpcResponseReader {
       const mapped = FRAMING_REASON[step.problem];
       const reason: Reason = mapped === 'unary' ? (this.streaming ? 'EVENT_TOO_LARGE' : 'RESPONSE_TOO_LARGE') : (mapped as Reason);
       const extra: Record<string, string> = this.streaming ? { event: String(this.events) } : {};
-      return { events, error: this.fail(gatewayFailure(reason, this.ctx.remote, extra)) };
+      return { events, error: this.fail(gatewayFailure(reason, this.settings.remote, extra)) };
     }
     return { events };
   }
@@ -138,7 +138,7 @@ export class GrpcResponseReader {
     const raw = single(trailers['grpc-status']);
     const code = raw !== undefined && /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
     if (Number.isNaN(code)) {
-      this.fail(gatewayFailure('INVALID_STATUS', this.ctx.remote));
+      this.fail(gatewayFailure('INVALID_STATUS', this.settings.remote));
       return;
     }
     const detailsRaw = single(trailers['grpc-status-details-bin']);
@@ -158,7 +158,7 @@ export class GrpcResponseReader {
     const end = this.end(close);
     if (this.streaming) return end;
     if (end) return end;
-    if (this.unaryMessage === undefined) return gatewayFailure('EMPTY_RESPONSE', this.ctx.remote);
+    if (this.unaryMessage === undefined) return gatewayFailure('EMPTY_RESPONSE', this.settings.remote);
     return this.decode(this.unaryMessage, false) as Outcome;
   }
 
@@ -167,20 +167,20 @@ export class GrpcResponseReader {
     const status = this.status;
     if (status && status.code !== 0) return this.remoteError(status);
     const cut = this.streaming ? 'STREAM_TRUNCATED' : 'TRUNCATED_RESPONSE';
-    if (status) return this.decoder.buffered > 0 ? this.fail(gatewayFailure(cut, this.ctx.remote)) : undefined;
+    if (status) return this.decoder.buffered > 0 ? this.fail(gatewayFailure(cut, this.settings.remote)) : undefined;
     // No status: why the stream ended decides the reason.
-    if (close.goaway) return this.fail(gatewayFailure('UPSTREAM_GOAWAY', this.ctx.remote));
+    if (close.goaway) return this.fail(gatewayFailure('UPSTREAM_GOAWAY', this.settings.remote));
     // A failed connection (bad frames, reset socket, TLS) explains the stream resets it causes.
-    if (close.transport) return this.fail(gatewayFailure(close.transport, this.ctx.remote));
+    if (close.transport) return this.fail(gatewayFailure(close.transport, this.settings.remote));
     if (close.rstCode !== undefined && close.rstCode !== 0) {
-      return this.fail(gatewayFailure('UPSTREAM_STREAM_RESET', this.ctx.remote, { http2Error: String(close.rstCode) }));
+      return this.fail(gatewayFailure('UPSTREAM_STREAM_RESET', this.settings.remote, { http2Error: String(close.rstCode) }));
     }
-    return this.fail(gatewayFailure(this.headersSeen ? cut : 'UPSTREAM_PROTOCOL_ERROR', this.ctx.remote));
+    return this.fail(gatewayFailure(this.headersSeen ? cut : 'UPSTREAM_PROTOCOL_ERROR', this.settings.remote));
   }
 
   private acceptUnary(message: Buffer): ErrorOutcome | undefined {
     if (this.unaryMessage !== undefined) {
-      return this.fail(gatewayFailure('INVALID_RESPONSE_MESSAGE', this.ctx.remote, {}, 'more than one message in a unary response'));
+      return this.fail(gatewayFailure('INVALID_RESPONSE_MESSAGE', this.settings.remote, {}, 'more than one message in a unary response'));
     }
     this.unaryMessage = message;
     return undefined;
@@ -188,12 +188,12 @@ export class GrpcResponseReader {
 
   private acceptEvent(message: Buffer, events: ResultOutcome[]): ErrorOutcome | undefined {
     const index = this.events;
-    if (index >= this.ctx.limits.maxStreamEvents) {
-      return this.fail(gatewayFailure('STREAM_TOO_MANY_EVENTS', this.ctx.remote, { event: String(index) }));
+    if (index >= this.settings.limits.maxStreamEvents) {
+      return this.fail(gatewayFailure('STREAM_TOO_MANY_EVENTS', this.settings.remote, { event: String(index) }));
     }
     this.streamBytes += PREFIX_BYTES + message.length;
-    if (this.streamBytes > this.ctx.limits.maxStreamBytes) {
-      return this.fail(gatewayFailure('STREAM_TOO_LARGE', this.ctx.remote, { event: String(index) }));
+    if (this.streamBytes > this.settings.limits.maxStreamBytes) {
+      return this.fail(gatewayFailure('STREAM_TOO_LARGE', this.settings.remote, { event: String(index) }));
     }
     this.events++;
     const outcome = this.decode(message, true);
@@ -204,23 +204,23 @@ export class GrpcResponseReader {
 
   private decode(message: Buffer, asEvent: boolean): ResultOutcome | ErrorOutcome {
     try {
-      const { json, value } = binaryToJson(this.ctx.operation.responseType, message, this.ctx.recursionLimit ?? DEFAULT_RECURSION_LIMIT);
+      const { json, value } = binaryToJson(this.settings.operation.responseType, message, this.settings.recursionLimit ?? DEFAULT_RECURSION_LIMIT);
       return { kind: 'result', json, value };
     } catch (err) {
       if (!(err instanceof ProtoConversionError)) throw err;
       const index = String(this.events - 1);
-      return this.fail(asEvent ? gatewayFailure('INVALID_EVENT', this.ctx.remote, { event: index }) : gatewayFailure('INVALID_RESPONSE_MESSAGE', this.ctx.remote));
+      return this.fail(asEvent ? gatewayFailure('INVALID_EVENT', this.settings.remote, { event: index }) : gatewayFailure('INVALID_RESPONSE_MESSAGE', this.settings.remote));
     }
   }
 
   private remoteError(status: Status): ErrorOutcome {
     const code = status.code as GrpcCodeT;
     const reduced = reduceStatusDetails(status.details, code, {
-      maxTextBytes: this.ctx.limits.maxErrorMessageBytes,
-      keepRemoteErrorData: this.ctx.keepRemoteErrorData,
+      maxTextBytes: this.settings.limits.maxErrorMessageBytes,
+      keepRemoteErrorData: this.settings.keepRemoteErrorData,
     });
     const jsonRpcCode = (reduced.a2a && a2aCodeOfReason(reduced.a2a.reason)) ?? codeOfRemoteGrpcStatus(code);
-    const text = sanitizeText(status.message, this.ctx.limits.maxErrorMessageBytes).text;
+    const text = sanitizeText(status.message, this.settings.limits.maxErrorMessageBytes).text;
     const synthesized = A2A_ERRORS[jsonRpcCode];
     const a2a = reduced.a2a ?? (synthesized ? { reason: synthesized.reason, metadata: {} } : undefined);
     return this.fail({
@@ -228,7 +228,7 @@ export class GrpcResponseReader {
       code: jsonRpcCode,
       message: text !== '' ? text : (standardMessages[jsonRpcCode] ?? 'Internal error'),
       reason: 'REMOTE_ERROR',
-      metadata: { remote: this.ctx.remote, grpcStatus: String(code) },
+      metadata: { remote: this.settings.remote, grpcStatus: String(code) },
       ...(a2a ? { a2a } : {}),
       details: reduced.kept,
       remoteStatus: { grpc: code },

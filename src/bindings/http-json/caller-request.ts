@@ -50,19 +50,19 @@ export type RestCallerParse =
       readonly generation: ProtocolGeneration;
     };
 
-export function parseRestCall(req: RestCallerRequest, ctx: RestCallerContext): RestCallerParse {
+export function parseRestCall(req: RestCallerRequest, callerInfo: RestCallerContext): RestCallerParse {
   let operation: Operation | undefined;
   let generation: ProtocolGeneration = '1.0';
   const refuse = (reason: Reason, detail?: string, extra: { metadata?: Record<string, string>; headers?: Record<string, string> } = {}): RestCallerParse => ({
     ok: false,
-    error: gatewayErrorOutcome(reason, { remote: ctx.remote, ...extra }, detail),
+    error: gatewayErrorOutcome(reason, { remote: callerInfo.remote, ...extra }, detail),
     ...(operation === undefined ? {} : { operation }),
     generation,
   });
 
   const query = splitQuery(req.query);
   if (!query.ok) return refuse('INVALID_PARAMS', query.detail);
-  const service = serviceParamsOf(req.headers, queryVersions(query), ctx.forwarded);
+  const service = serviceParamsOf(req.headers, queryVersions(query), callerInfo.forwarded);
   if (!service.ok) return refuse(service.reason, service.detail);
 
   const route = matchRoute(req.method, req.path, service.service.a2aVersion);
@@ -86,7 +86,7 @@ export function parseRestCall(req: RestCallerRequest, ctx: RestCallerContext): R
   if (operation.rest.body && req.body !== undefined && req.body.length > 0) {
     const contentType = contentTypeProblem(req.headers);
     if (contentType !== undefined) return refuse('UNSUPPORTED_CONTENT_TYPE', contentType);
-    const body = readRequestBody(req.body, ctx);
+    const body = readRequestBody(req.body, callerInfo);
     if (!body.ok) return refuse(body.reason, body.detail);
     if (body.value !== undefined) {
       bodyText = body.text;
@@ -107,14 +107,14 @@ export function parseRestCall(req: RestCallerRequest, ctx: RestCallerContext): R
   return {
     ok: true,
     call: {
-      remote: ctx.remote,
+      remote: callerInfo.remote,
       operation,
       generation,
       paramsJson: merged.json,
       params: merged.params,
       ...(tenant === undefined ? {} : { tenant }),
       service: service.service,
-      caller: { binding: 'http+json', requestId: ctx.requestId },
+      caller: { binding: 'http+json', requestId: callerInfo.requestId },
     },
   };
 }

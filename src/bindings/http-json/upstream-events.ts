@@ -52,20 +52,20 @@ export interface RestEventContext {
 }
 
 /** `index` is the 1-based position of the event in the remote's stream, for ErrorInfo metadata. */
-export function normalizeRestEvent(operation: Operation, event: SseEvent, ctx: RestEventContext, index: number): StreamItem {
+export function normalizeRestEvent(operation: Operation, event: SseEvent, eventRules: RestEventContext, index: number): StreamItem {
   const invalid = (cause: Reason): StreamItem => ({
-    outcome: gatewayErrorOutcome('INVALID_EVENT', { remote: ctx.policy.remote, httpStatus: ctx.httpStatus, metadata: { cause, event: index } }),
+    outcome: gatewayErrorOutcome('INVALID_EVENT', { remote: eventRules.policy.remote, httpStatus: eventRules.httpStatus, metadata: { cause, event: index } }),
     final: true,
   });
   if (event.invalidUtf8) return invalid('INVALID_UTF8');
   const text = event.data.trim();
   if (text === '') return invalid('EMPTY_RESPONSE');
-  if (event.type === 'error') return errorEvent(text, ctx, invalid);
+  if (event.type === 'error') return errorEvent(text, eventRules, invalid);
 
-  const read = readRemoteJson(text, ctx.policy.maxJsonDepth);
+  const read = readRemoteJson(text, eventRules.policy.maxJsonDepth);
   if (!read.ok) return invalid(read.reason);
   if (!isPlainObject(read.value) || (Object.hasOwn(read.value, 'error') && Object.keys(read.value).length === 1)) return invalid('INVALID_RESPONSE_MESSAGE');
-  if (ctx.policy.checkResult?.(operation, read.value) !== undefined) return invalid('INVALID_RESULT');
+  if (eventRules.policy.checkResult?.(operation, read.value) !== undefined) return invalid('INVALID_RESULT');
   return { outcome: { kind: 'result', json: text, value: read.value }, final: false };
 }
 
@@ -75,8 +75,8 @@ export function normalizeRestEvent(operation: Operation, event: SseEvent, ctx: R
  * message, as the JSON-RPC stream path reads it). It is mapped with the
  * Status's own `code` as HTTP status when that is an error status.
  */
-function errorEvent(text: string, ctx: RestEventContext, invalid: (cause: Reason) => StreamItem): StreamItem {
-  const read = readRemoteJson(text, ctx.policy.maxJsonDepth, 2);
+function errorEvent(text: string, eventRules: RestEventContext, invalid: (cause: Reason) => StreamItem): StreamItem {
+  const read = readRemoteJson(text, eventRules.policy.maxJsonDepth, 2);
   let value: unknown;
   if (read.ok) value = read.value;
   else if (read.reason === 'INVALID_JSON' && !/^[[{"]/.test(text)) value = text;
@@ -86,10 +86,10 @@ function errorEvent(text: string, ctx: RestEventContext, invalid: (cause: Reason
   const body = errorEventBody(value);
   const code = isPlainObject(body.error) ? body.error.code : undefined;
   const httpStatus = typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599 ? code : undefined;
-  const error = remoteErrorOutcome(body, httpStatus, ctx.policy);
+  const error = remoteErrorOutcome(body, httpStatus, eventRules.policy);
   if (error === undefined) return invalid('INVALID_RESPONSE_MESSAGE');
   // metadata.httpStatus is the stream's HTTP status, as on the JSON-RPC stream path; the Status code stays in remoteStatus.
-  return { outcome: { ...error, metadata: { ...error.metadata, httpStatus: String(ctx.httpStatus) } }, final: true };
+  return { outcome: { ...error, metadata: { ...error.metadata, httpStatus: String(eventRules.httpStatus) } }, final: true };
 }
 
 function errorEventBody(value: Record<string, unknown>): Record<string, unknown> {

@@ -38,9 +38,9 @@ export const EMPTY_RESULT = '{}';
 
 export function normalizeRestReply(operation: Operation, reply: RemoteReply, policy: RestNormalizePolicy): Outcome {
   const ok = reply.status >= 200 && reply.status <= 299;
-  const ctx = { remote: policy.remote, httpStatus: reply.status };
+  const errorFacts = { remote: policy.remote, httpStatus: reply.status };
   const fail = (reason: Reason, detail?: string, metadata?: Record<string, string>): Outcome =>
-    gatewayErrorOutcome(reason, { ...ctx, ...(metadata ? { metadata } : {}) }, detail);
+    gatewayErrorOutcome(reason, { ...errorFacts, ...(metadata ? { metadata } : {}) }, detail);
   const httpError = (cause?: Reason): Outcome => fail('UPSTREAM_HTTP_ERROR', `HTTP ${reply.status}`, cause ? { cause } : undefined);
   const isEmpty = operation.responseType === 'google.protobuf.Empty';
 

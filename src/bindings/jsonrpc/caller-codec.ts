@@ -29,10 +29,10 @@ export interface JsonRpcCallerContext {
 
 export type JsonRpcCallParse = { readonly ok: true; readonly call: A2ACall } | { readonly ok: false; readonly error: ErrorOutcome };
 
-export function jsonRpcCallOf(request: CallerRequest, ctx: JsonRpcCallerContext): JsonRpcCallParse {
+export function jsonRpcCallOf(request: CallerRequest, callerInfo: JsonRpcCallerContext): JsonRpcCallParse {
   const refuse = (reason: Parameters<typeof gatewayErrorOutcome>[0], detail?: string, metadata?: Record<string, string>): JsonRpcCallParse => ({
     ok: false,
-    error: gatewayErrorOutcome(reason, { remote: ctx.remote, ...(metadata ? { metadata } : {}) }, detail),
+    error: gatewayErrorOutcome(reason, { remote: callerInfo.remote, ...(metadata ? { metadata } : {}) }, detail),
   });
   const found = operationForJsonRpcMethod(request.method);
   if (found === undefined) return refuse('METHOD_NOT_ALLOWED', 'not an A2A method');
@@ -44,20 +44,20 @@ export function jsonRpcCallOf(request: CallerRequest, ctx: JsonRpcCallerContext)
     const check = checkRequest(operation, record);
     if (!check.ok) return refuse('INVALID_PARAMS', check.problem, { field: check.field });
   }
-  const service = serviceParamsOf(ctx.headers, [], ctx.forwarded);
+  const service = serviceParamsOf(callerInfo.headers, [], callerInfo.forwarded);
   if (!service.ok) return refuse(service.reason, service.detail);
   const tenant = typeof record.tenant === 'string' && record.tenant !== '' ? record.tenant : undefined;
   return {
     ok: true,
     call: {
-      remote: ctx.remote,
+      remote: callerInfo.remote,
       operation,
       generation,
       paramsJson: JSON.stringify(record),
       params: record,
       ...(tenant === undefined ? {} : { tenant }),
       service: service.service,
-      caller: { binding: 'jsonrpc', jsonRpcId: request.id, requestId: ctx.requestId },
+      caller: { binding: 'jsonrpc', jsonRpcId: request.id, requestId: callerInfo.requestId },
       rawJsonRpcBody: request.raw,
     },
   };
