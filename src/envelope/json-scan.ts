@@ -126,7 +126,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
           expectKey = true;
         }
         depth++;
-        if (depth > maxDepth) return fail('too-deep');
+        if (depth > maxDepth) return problemScan('too-deep');
         break;
       case CLOSE_OBJECT:
       case CLOSE_ARRAY:
@@ -150,7 +150,7 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
   return { resultStart, resultEnd, topLevelMembers };
 }
 
-function fail(problem: ScanProblem): JsonScan {
+function problemScan(problem: ScanProblem): JsonScan {
   return { problem, resultStart: -1, resultEnd: -1 };
 }
 

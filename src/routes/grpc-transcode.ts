@@ -35,14 +35,14 @@ export interface GrpcTranscodeOptions {
 
 /** The runner's target for `call`, or the error that answers it (unknown remote, method not allowed, egress). */
 async function targetOf(ctx: GatewayContext, call: A2ACall, opts: GrpcTranscodeOptions): Promise<RunTarget | ErrorOutcome> {
-  const fail = (reason: Reason, detail?: string) => gatewayErrorOutcome(reason, { remote: call.remote }, detail);
-  if (ctx.shutdown.aborted) return fail('GATEWAY_SHUTDOWN');
+  const refused = (reason: Reason, detail?: string) => gatewayErrorOutcome(reason, { remote: call.remote }, detail);
+  if (ctx.shutdown.aborted) return refused('GATEWAY_SHUTDOWN');
   const remote = ctx.config().remotes.get(call.remote);
   const runtime = ctx.runtime(call.remote);
-  if (!remote || !runtime) return fail('UNKNOWN_REMOTE');
+  if (!remote || !runtime) return refused('UNKNOWN_REMOTE');
   const method = call.operation.jsonrpc[call.generation];
-  if (method === undefined || !remote.methods.has(method)) return fail('METHOD_NOT_ALLOWED', `"${call.operation.name}"`);
-  if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return fail('EGRESS_DENIED');
+  if (method === undefined || !remote.methods.has(method)) return refused('METHOD_NOT_ALLOWED', `"${call.operation.name}"`);
+  if (literalHostDenied(remote.url, remote.allowPrivateNetwork)) return refused('EGRESS_DENIED');
   const upstream = await upstreamTargetFor(ctx, remote, 'grpc');
   if (!upstream.ok) return upstream.error;
   const rewrite = opts.rewriteCard;

@@ -92,18 +92,18 @@ export class GrpcRemoteClient implements CallHandler {
         if (stream && !stream.closed) stream.close(NGHTTP2_CANCEL);
         resolve(forced ?? (reader.finish(close) as Outcome));
       };
-      const fail = (reason: Reason) => finish({}, gatewayFailure(reason, this.opts.remote));
-      const timer = setTimeout(() => fail('UPSTREAM_TIMEOUT'), deadline);
-      const onAbort = () => fail('CALLER_CLOSED');
+      const finishWithGatewayError = (reason: Reason) => finish({}, gatewayFailure(reason, this.opts.remote));
+      const timer = setTimeout(() => finishWithGatewayError('UPSTREAM_TIMEOUT'), deadline);
+      const onAbort = () => finishWithGatewayError('CALLER_CLOSED');
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       void this.pool.acquire(signal).then((got) => {
         if (finished) return;
-        if (typeof got === 'string') return fail(got);
+        if (typeof got === 'string') return finishWithGatewayError(got);
         pooled = got;
         pooled.active++;
         stream = this.open(got, call, body, deadline, (close) => finish(close));
-        if (!stream) return fail('UPSTREAM_RESET');
+        if (!stream) return finishWithGatewayError('UPSTREAM_RESET');
         stream.on('response', (headers) => {
           const error = reader.onHeaders(headers);
           if (error) finish({}, error);
@@ -143,26 +143,26 @@ export class GrpcRemoteClient implements CallHandler {
         sink.end(error);
         resolve();
       };
-      const fail = (reason: Reason) => finish({}, gatewayFailure(reason, this.opts.remote));
+      const finishWithGatewayError = (reason: Reason) => finish({}, gatewayFailure(reason, this.opts.remote));
       let idle: NodeJS.Timeout | undefined;
       let noData: NodeJS.Timeout | undefined;
       const armIdle = () => {
         clearTimeout(idle);
-        idle = setTimeout(() => fail('STREAM_IDLE'), timeouts.streamIdleMs);
+        idle = setTimeout(() => finishWithGatewayError('STREAM_IDLE'), timeouts.streamIdleMs);
       };
       const armNoData = () => {
         clearTimeout(noData);
-        noData = setTimeout(() => fail('STREAM_NO_DATA'), timeouts.streamNoDataMs);
+        noData = setTimeout(() => finishWithGatewayError('STREAM_NO_DATA'), timeouts.streamNoDataMs);
       };
-      timers.push(setTimeout(() => fail(opened ? 'STREAM_TOO_LONG' : 'UPSTREAM_TIMEOUT'), timeouts.maxStreamMs));
-      const headersTimer = setTimeout(() => fail('UPSTREAM_TIMEOUT'), timeouts.headersMs);
+      timers.push(setTimeout(() => finishWithGatewayError(opened ? 'STREAM_TOO_LONG' : 'UPSTREAM_TIMEOUT'), timeouts.maxStreamMs));
+      const headersTimer = setTimeout(() => finishWithGatewayError('UPSTREAM_TIMEOUT'), timeouts.headersMs);
       timers.push(headersTimer);
-      const onAbort = () => fail('CALLER_CLOSED');
+      const onAbort = () => finishWithGatewayError('CALLER_CLOSED');
       if (sink.signal.aborted) return onAbort();
       sink.signal.addEventListener('abort', onAbort, { once: true });
       void this.pool.acquire(sink.signal).then((got) => {
         if (finished) return;
-        if (typeof got === 'string') return fail(got);
+        if (typeof got === 'string') return finishWithGatewayError(got);
         pooled = got;
         pooled.active++;
         let closeAfterWrites: StreamClose | undefined;
@@ -171,7 +171,7 @@ export class GrpcRemoteClient implements CallHandler {
           if (pending === 0) finish(close);
           else closeAfterWrites = close;
         });
-        if (!s) return fail('UPSTREAM_RESET');
+        if (!s) return finishWithGatewayError('UPSTREAM_RESET');
         stream = s;
         s.on('response', (headers) => {
           clearTimeout(headersTimer);
@@ -196,7 +196,7 @@ export class GrpcRemoteClient implements CallHandler {
             void accepted.then((more) => {
               pending--;
               if (finished) return;
-              if (!more) return fail('CALLER_CLOSED');
+              if (!more) return finishWithGatewayError('CALLER_CLOSED');
               if (pending === 0) {
                 if (closeAfterWrites) return finish(closeAfterWrites);
                 armIdle();

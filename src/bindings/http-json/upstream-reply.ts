@@ -39,40 +39,40 @@ export const EMPTY_RESULT = '{}';
 export function normalizeRestReply(operation: Operation, reply: RemoteReply, policy: RestNormalizePolicy): Outcome {
   const ok = reply.status >= 200 && reply.status <= 299;
   const errorFacts = { remote: policy.remote, httpStatus: reply.status };
-  const fail = (reason: Reason, detail?: string, metadata?: Record<string, string>): Outcome =>
+  const replyError = (reason: Reason, detail?: string, metadata?: Record<string, string>): Outcome =>
     gatewayErrorOutcome(reason, { ...errorFacts, ...(metadata ? { metadata } : {}) }, detail);
-  const httpError = (cause?: Reason): Outcome => fail('UPSTREAM_HTTP_ERROR', `HTTP ${reply.status}`, cause ? { cause } : undefined);
+  const httpError = (cause?: Reason): Outcome => replyError('UPSTREAM_HTTP_ERROR', `HTTP ${reply.status}`, cause ? { cause } : undefined);
   const isEmpty = operation.responseType === 'google.protobuf.Empty';
 
   // "Is this JSON at all" is decided on the raw bytes: garbage is a non-JSON body, not JSON with bad UTF-8.
   const first = firstNonSpaceByte(reply.body);
   if (first === -1) {
     if (!ok) return httpError();
-    return isEmpty ? result(EMPTY_RESULT, {}) : fail('EMPTY_RESPONSE', reply.status === 204 ? 'HTTP 204' : undefined);
+    return isEmpty ? result(EMPTY_RESULT, {}) : replyError('EMPTY_RESPONSE', reply.status === 204 ? 'HTTP 204' : undefined);
   }
-  if (!looksLikeJson(reply.body[first]!)) return ok ? fail('NON_JSON_RESPONSE') : httpError();
+  if (!looksLikeJson(reply.body[first]!)) return ok ? replyError('NON_JSON_RESPONSE') : httpError();
   let text: string;
   try {
     text = strictUtf8.decode(reply.body).trim();
   } catch {
-    return ok ? fail('INVALID_UTF8') : httpError('INVALID_UTF8');
+    return ok ? replyError('INVALID_UTF8') : httpError('INVALID_UTF8');
   }
 
   // An error body's own members (code, message, details) are checked for repeats too.
   const read = readRemoteJson(text, policy.maxJsonDepth, ok ? 1 : 2);
-  if (!read.ok) return ok ? fail(read.reason, read.detail) : httpError(read.reason);
+  if (!read.ok) return ok ? replyError(read.reason, read.detail) : httpError(read.reason);
   const value = read.value;
 
   if (!ok) {
     const error = isPlainObject(value) ? remoteErrorOutcome(value, reply.status, policy) : undefined;
     return error ?? httpError('INVALID_RESPONSE_MESSAGE');
   }
-  if (!isPlainObject(value)) return fail('INVALID_RESPONSE_MESSAGE', `body is ${describeJsonValue(value)}`);
+  if (!isPlainObject(value)) return replyError('INVALID_RESPONSE_MESSAGE', `body is ${describeJsonValue(value)}`);
   // A success status around a Status body is a remote contradicting itself; neither reading is safe.
-  if (Object.hasOwn(value, 'error') && Object.keys(value).length === 1) return fail('INVALID_RESPONSE_MESSAGE', 'a success status with an error body');
+  if (Object.hasOwn(value, 'error') && Object.keys(value).length === 1) return replyError('INVALID_RESPONSE_MESSAGE', 'a success status with an error body');
   if (isEmpty) return result(EMPTY_RESULT, {});
   const problem = policy.checkResult?.(operation, value);
-  if (problem !== undefined) return fail('INVALID_RESULT', problem);
+  if (problem !== undefined) return replyError('INVALID_RESULT', problem);
   return result(text, value);
 }
 
