@@ -103,7 +103,7 @@ export function gatewayYaml(launch: GatewayLaunch): string {
   logLevel: ${launch.logLevel}${extra}
 defaults:
   allowPrivateNetwork: true
-  maxConnections: 128
+  maxUpstreamConnections: 128
 remotes:
   unary1k:
     url: ${up}/unary/1024
@@ -120,7 +120,7 @@ remotes:
     url: ${up}/sse-endless
   sseidle:
     url: ${up}/sse-idle
-    maxConnections: 1200
+    maxUpstreamConnections: 1200
     limits: { maxConcurrent: 1100, maxQueued: 100 }
 `;
 }

@@ -88,7 +88,7 @@ export function configReference(): string {
     ...rows('remotes.<name>.grpc.listen.', GrpcListenSchema as JsonSchemaLike, { host: 'server.grpc.host' }),
     row('allowPrivateNetwork', 'boolean', 'false', 'let the remote resolve to loopback/private/link-local/CGNAT/metadata addresses'),
     row('keepRemoteErrorData', 'boolean', 'false', 'pass up to 4 sanitized `@type` objects from a remote error’s `data`'),
-    row('maxConnections', 'integer 1..10_000', String(builtinPolicy.maxConnections), 'sockets in the pool to this remote'),
+    row('maxUpstreamConnections', 'integer 1..10_000', String(builtinPolicy.maxUpstreamConnections), 'sockets the gateway opens to this remote (its HTTP pool, or its gRPC sessions); `maxConnections`, its old name, is still read with a warning'),
     row('forwardHeaders', 'list of lower-case header names', '[]', 'caller headers forwarded besides the A2A and trace headers (may name authorization, cookie)'),
     ...rows('timeouts.', TimeoutsSchema as JsonSchemaLike, builtinTimeouts as unknown as Record<string, unknown>),
     ...rows('limits.', LimitsSchema as JsonSchemaLike, builtinLimits as unknown as Record<string, unknown>),

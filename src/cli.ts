@@ -45,6 +45,11 @@ const USAGE = `usage: a2a-egress [--config FILE] [--port N] [--host ADDR] [--wat
 const loadChecked = (path: string): GatewayConfig => loadConfigFile(path, { env: process.env });
 const parseChecked = (text: string, path: string): GatewayConfig => parseConfig(text, path, { env: process.env });
 
+/** The loader's warnings (a deprecated key name, with its file:line), one log line each. */
+function logConfigWarnings(log: Logger, config: GatewayConfig): void {
+  for (const warning of config.warnings ?? []) log.warn({ warning }, 'config warning');
+}
+
 const isUsageError = (err: unknown): boolean => (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
 
 function failConfig(err: unknown): never {
@@ -65,6 +70,7 @@ function check(argv: string[]): void {
     if (err instanceof ConfigError || err instanceof PortError || isUsageError(err)) failConfig(err);
     throw err;
   }
+  for (const warning of config.warnings ?? []) process.stderr.write(`a2a-egress: warning: ${warning}\n`);
   process.stdout.write(`# ${path}: valid. The effective configuration (defaults merged, secrets masked):\n`);
   process.stdout.write(stringify(effectiveConfig(config), { lineWidth: 0 }));
 }
@@ -128,7 +134,9 @@ async function servePrimary(cli: CliOptions, config: GatewayConfig, text: string
     logger,
     load: () => {
       const next = readConfigText(cli.configPath);
-      return { text: next, config: withOverrides(parseChecked(next, cli.configPath), cli.port, cli.host) };
+      const nextConfig = withOverrides(parseChecked(next, cli.configPath), cli.port, cli.host);
+      logConfigWarnings(logger, nextConfig);
+      return { text: next, config: nextConfig };
     },
   });
   process.on('SIGHUP', () => primary.reload('SIGHUP'));
@@ -181,6 +189,7 @@ async function main(): Promise<void> {
     const text = readConfigText(cli.configPath);
     config = withOverrides(parseChecked(text, cli.configPath), cli.port, cli.host);
     logger = createLogger(config.server.logLevel);
+    logConfigWarnings(logger, config);
     // server.workers: 1 (the default) runs no cluster code at all.
     if (config.server.workers > 1) return await servePrimary(cli, config, text, logger);
     // Loaded only to serve: `check` and `schema` stay quick without Fastify, undici and the A2A schemas.
@@ -201,6 +210,7 @@ async function main(): Promise<void> {
   const reload = (why: string) => {
     try {
       const next = withOverrides(loadChecked(cli.configPath), cli.port, cli.host);
+      logConfigWarnings(log, next);
       // Every key takes effect except the listen addresses, which are named here when they changed.
       const { restartNeeded } = gateway.reload(next);
       log[restartNeeded.length > 0 ? 'warn' : 'info']({ why, remotes: [...next.remotes.keys()], restartNeeded }, 'config reloaded');

@@ -52,7 +52,7 @@ export const builtinLimits: Limits = {
 };
 
 export const builtinPolicy = {
-  maxConnections: 64,
+  maxUpstreamConnections: 64,
   forwardHeaders: [] as readonly string[],
   allowPrivateNetwork: false,
   keepRemoteErrorData: false,

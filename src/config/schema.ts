@@ -108,7 +108,13 @@ const PolicyProperties = {
   rateLimit: RateLimitSchema,
   circuitBreaker: Type.Partial(CircuitBreakerSchema),
   retries: Type.Partial(RetrySchema),
-  maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, description: 'sockets in the pool to this remote; divided among server.workers (at least 1 each)' }),
+  maxUpstreamConnections: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    description: 'sockets the gateway opens to this remote (its HTTP pool, or its gRPC sessions); divided among server.workers (at least 1 each)',
+  }),
+  // The old name of maxUpstreamConnections (src/config/renamed-keys.ts): still read, with a warning.
+  maxConnections: Type.Integer({ minimum: 1, maximum: 10_000, deprecated: true, description: 'deprecated: the old name of maxUpstreamConnections' }),
   forwardHeaders: Type.Array(Type.String({ pattern: '^[a-z0-9!#$%&\'*+.^_`|~-]+$', maxLength: 128 }), {
     maxItems: 64,
     uniqueItems: true,
@@ -329,6 +335,10 @@ export interface RemoteConfig {
   readonly agentCardUrl?: URL;
   readonly allowPrivateNetwork: boolean;
   readonly keepRemoteErrorData: boolean;
+  /**
+   * Sockets to this remote: the file's `maxUpstreamConnections` (or its deprecated name `maxConnections`).
+   * Still called maxConnections here because upstream/pools.ts reads it; renamed once that file is free to change.
+   */
   readonly maxConnections: number;
   readonly rateLimit?: Readonly<RateLimit>;
   readonly circuitBreaker: Readonly<CircuitBreakerConfig>;
@@ -366,4 +376,6 @@ export interface GatewayConfig {
   readonly remotes: ReadonlyMap<string, RemoteConfig>;
   /** `telemetry` as written (header values are read from the environment when the gateway starts). */
   readonly telemetry?: TelemetryFile;
+  /** What the loader accepted but warns about (a deprecated key name), each `file:line: key: what to do`; absent when none. */
+  readonly warnings?: readonly string[];
 }

@@ -10,7 +10,7 @@
  * - remotes.<name>.rateLimit without a store: burst divided, perSecond / N
  *   (a bucket in Redis is one bucket for every worker already, left as is);
  * - server.maxBufferedBytes and server.maxConnections (caller sockets);
- * - remotes.<name>.maxConnections (pool sockets), at least one per worker;
+ * - remotes.<name>.maxUpstreamConnections (sockets to the remote), at least one per worker;
  * - remotes.<name>.circuitBreaker.failureThreshold: each worker keeps its own
  *   breaker (a shared one would put a store round trip on every call), and
  *   opens after ceil(threshold / N) failures it saw itself; callers are

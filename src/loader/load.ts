@@ -23,6 +23,7 @@ import { nearestKey } from '../config/suggest.js';
 import { PushConfigError, resolvePushConfig } from '../push/config.js';
 import { workerShareProblems } from '../config/worker-share.js';
 import { resolveTraces } from '../config/traces.js';
+import { renamedKeyReport } from '../config/renamed-keys.js';
 
 // ajv-formats' CommonJS default export is not typed as callable under NodeNext.
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
@@ -72,6 +73,9 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
     const problems = describeErrors(validateFile.errors ?? [], doc, lines, source);
     throw new ConfigError(problems.join('\n'), problems);
   }
+  // A renamed key under its old name loads with a warning; under both names it is refused.
+  const renamed = renamedKeyReport(raw, (path) => where(doc, lines, source, path));
+  if (renamed.problems.length > 0) throw new ConfigError(renamed.problems.join('\n'), [...renamed.problems]);
   // ajv's "uri" format accepts some strings WHATWG URL refuses ("https://", "http://h:99999/").
   const badUrls = Object.entries(raw.remotes)
     .filter(([, remote]) => !URL.canParse(remote.url))
@@ -137,7 +141,7 @@ export function parseConfig(text: string, source = 'config', options: ParseOptio
   // server.workers > 1: every worker must get a share of each divided limit (src/config/worker-share.ts).
   const unshared = workerShareProblems(resolved).map((problem) => `${where(doc, lines, source, ['server', 'workers'])}: ${problem}`);
   if (unshared.length > 0) throw new ConfigError(unshared.join('\n'), unshared);
-  return resolved;
+  return renamed.warnings.length > 0 ? { ...resolved, warnings: renamed.warnings } : resolved;
 }
 
 /** gRPC targets that do not parse, and gRPC listener ports two listeners would share (0 = any free port never clashes). */
@@ -219,7 +223,8 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
       ...(remote.agentCardUrl !== undefined ? { agentCardUrl: new URL(remote.agentCardUrl) } : {}),
       allowPrivateNetwork: remote.allowPrivateNetwork ?? defaults.allowPrivateNetwork ?? builtinPolicy.allowPrivateNetwork,
       keepRemoteErrorData: remote.keepRemoteErrorData ?? defaults.keepRemoteErrorData ?? builtinPolicy.keepRemoteErrorData,
-      maxConnections: remote.maxConnections ?? defaults.maxConnections ?? builtinPolicy.maxConnections,
+      maxConnections:
+        remote.maxUpstreamConnections ?? remote.maxConnections ?? defaults.maxUpstreamConnections ?? defaults.maxConnections ?? builtinPolicy.maxUpstreamConnections,
       ...((remote.rateLimit ?? defaults.rateLimit) ? { rateLimit: (remote.rateLimit ?? defaults.rateLimit)! } : {}),
       circuitBreaker: { ...builtinCircuitBreaker, ...defaults.circuitBreaker, ...remote.circuitBreaker },
       retries: { ...builtinRetries, ...defaults.retries, ...remote.retries },

@@ -31,7 +31,7 @@ defaults:
 remotes:
   a:
     url: ${upstream.url}/
-    maxConnections: ${opts.maxConnections}
+    maxUpstreamConnections: ${opts.maxConnections}
     limits: { maxResponseBytes: ${opts.maxResponseBytes}, maxRequestBytes: ${opts.maxRequestBytes ?? 4096} }
 ${opts.withB ? `  b:\n    url: ${upstream.url}/\n` : ''}${opts.extra ?? ''}`;
 }
@@ -54,7 +54,7 @@ t.test('in process: reload adds a remote and changes a limit; an in-flight call 
   t.equal(reasonOf(await getTask(url, 'a/ok', 'r1')), 'RESPONSE_TOO_LARGE', 'before: a 64-byte response cap');
   t.equal(reasonOf(await getTask(url, 'b/ok', 'r2')), 'UNKNOWN_REMOTE', 'before: no remote b');
 
-  // Started before the reload, answered after it; the reload also retires its pool (maxConnections changed).
+  // Started before the reload, answered after it; the reload also retires its pool (maxUpstreamConnections changed).
   const inFlight = getTask(url, 'a/hold', 'slow');
   await upstream.waitForHeld(1);
   gateway.reload(parseConfig(configYaml({ maxResponseBytes: 4096, maxConnections: 8, withB: true, maxRequestBytes: 8192 })));

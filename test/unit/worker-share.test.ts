@@ -49,7 +49,7 @@ t.test('each worker gets its share of the divided limits; Redis buckets and per-
   const config = parseConfig(
     yaml(
       'workers: 2, maxConnections: 101, maxBufferedBytes: 16777216, maxHeapUsedBytes: 1000000',
-      `maxConnections: 3
+      `maxUpstreamConnections: 3
     limits: { maxConcurrent: 5, maxQueued: 3, maxResponseBytes: 1048576 }
     rateLimit: { perSecond: 10, burst: 5 }
     circuitBreaker: { failureThreshold: 5 }`,
