@@ -1,6 +1,6 @@
 /**
  * The folder graph of src/: which folder imports which, type imports included.
- * test/unit/layering.test.ts holds it acyclic; run this to see it:
+ * test/unit/layering.test.ts holds it acyclic and in the order of LAYERS (below); run this to see it:
  *
  *   npx tsx scripts/layering.ts            every cycle (with each import on it), or "no cycles"
  *   npx tsx scripts/layering.ts --edges    every folder → folder edge with its imports
