@@ -5,7 +5,7 @@
  * lives in its own module under src/.
  */
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -24,6 +24,7 @@ import { isCardCacheKeyOf } from './routes/agent-card.js';
 import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
 import type { GrpcAddresses } from './routes/grpc-listeners.js';
 import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from './routes/caller-timeout.js';
+import { createCallFront, type CallFront } from './routes/call-front.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
@@ -51,6 +52,11 @@ export interface GatewayOptions {
   readonly pushListener?: boolean;
   /** The text /metrics serves, instead of this process's registry (a cluster worker asks the primary for every worker's). */
   readonly metricsExposition?: () => Promise<string>;
+  /**
+   * Whether JSON-RPC calls to remotes reached over JSON-RPC are served by the call front (routes/call-front.ts) ahead
+   * of Fastify; default true. False: every request goes through Fastify (the tests compare the two, byte for byte).
+   */
+  readonly callFront?: boolean;
 }
 
 export interface Gateway {
@@ -159,8 +165,12 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     // the call line names its requestId itself.
     childLoggerFactory: (logger) => logger,
   };
+  // Each caller-facing listener's call front, filled in once its routes are registered (see remoteRoutes below).
+  const frontSlots = new WeakMap<FastifyInstance, { front?: CallFront }>();
   const callerApp = (): FastifyInstance => {
-    const instance = Fastify(fastifyOptions) as unknown as FastifyInstance;
+    const slot: { front?: CallFront } = {};
+    const instance = Fastify(options.callFront === false ? fastifyOptions : { ...fastifyOptions, serverFactory: frontServer(slot) }) as unknown as FastifyInstance;
+    frontSlots.set(instance, slot);
     instance.server.maxConnections = server.maxConnections;
     answerRequestTimeouts(instance.server, (requestStarted) => {
       // Once a request's head has arrived, its route logs the call; before that nobody else sees it.
@@ -169,6 +179,11 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       logger.info({ call: { remote: 'unknown', outcome: 'REQUEST_TIMEOUT', bytesIn: 0, bytesOut: 0 } }, 'call');
     });
     return instance;
+  };
+  // The routes' JSON-RPC call path, taken by the call front of the listener it is registered on.
+  const attachFront = (instance: FastifyInstance, listenerRemote?: string) => (route: Parameters<typeof createCallFront>[0]['route']) => {
+    const slot = frontSlots.get(instance);
+    if (slot) slot.front = createCallFront({ route, callerAuth: callerCheck, logger: instance.log, listenerRemote });
   };
   const app = callerApp();
   // Remotes with a listener of their own; they close with the main app (its preClose drains them all).
@@ -273,10 +288,10 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   grpc = createGrpcFront({ ctx, logger, initial, runtime: (name) => runtimes.get(name), callerAuth: callerCheck, cardCache, fetchCard: cards.fetchCard, httpBaseUrl: () => urlOf(app) });
   // A remote with its own gRPC listener: its card keeps its gRPC interfaces, pointing at that listener.
   const cardRoutes = { ...cards, grpcCard: grpc.cardOptions };
-  await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth: callerCheck, ...cardRoutes });
+  await app.register(remoteRoutes, { ctx, mount: sharedMount, callerAuth: callerCheck, onJsonRpcRoute: attachFront(app), ...cardRoutes });
   await app.register(notFoundRoutes);
   for (const [name, listener] of listeners) {
-    await listener.register(remoteRoutes, { ctx, mount: listenerMount(name, initial.remotes.get(name)?.listen?.publicBaseUrl), callerAuth: callerCheck, ...cardRoutes });
+    await listener.register(remoteRoutes, { ctx, mount: listenerMount(name, initial.remotes.get(name)?.listen?.publicBaseUrl), callerAuth: callerCheck, onJsonRpcRoute: attachFront(listener, name), ...cardRoutes });
     await listener.register(notFoundRoutes, { sharedHints: false });
   }
 
@@ -361,6 +376,24 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       return { restartNeeded };
     },
     close: () => app.close(),
+  };
+}
+
+/**
+ * Fastify's `serverFactory`: the node:http server it would make itself (same options, same settings as
+ * fastify/lib/server.js gives its own), whose request handler offers each request to the call front first.
+ */
+function frontServer(slot: { readonly front?: CallFront }) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: FastifyHttpOptions<Server>): Server => {
+    const front = (req: IncomingMessage, res: ServerResponse) => {
+      if (slot.front?.(req, res) !== true) handler(req, res);
+    };
+    const created = createServer(opts.http ?? {}, front);
+    created.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+    created.requestTimeout = opts.requestTimeout ?? 0;
+    created.setTimeout(opts.connectionTimeout ?? 0);
+    if ((opts.maxRequestsPerSocket ?? 0) > 0) created.maxRequestsPerSocket = opts.maxRequestsPerSocket ?? null;
+    return created;
   };
 }
 

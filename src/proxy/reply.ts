@@ -2,14 +2,15 @@
  * Writes the one envelope a unary call answers with, and the call's log line
  * and metrics. Every JSON-RPC reply the gateway sends goes through here.
  */
-import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
+import { DirectReply, type CallReply } from '../jsonrpc/call-io.js';
 import { endCallTrace } from '../telemetry/call-trace.js';
 import type { CallLog, GatewayContext } from './context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function finishCall(ctx: GatewayContext, reply: FastifyReply, log: CallLog, started: number): void {
+export function finishCall(ctx: GatewayContext, reply: CallReply, log: CallLog, started: number): void {
   // A relayed stream's call ends here (its stream telemetry said how); an envelope's already ended in sendEnvelope.
   endCallTrace(reply);
   recordCallLine(ctx, reply.request.log, reply.request.id, log, started);
@@ -31,7 +32,7 @@ export function recordCallLine(ctx: GatewayContext, logger: Pick<FastifyBaseLogg
 
 export function sendEnvelope(
   ctx: GatewayContext,
-  reply: FastifyReply,
+  reply: CallReply,
   normalized: Normalized,
   log: CallLog,
   started: number,
@@ -46,10 +47,41 @@ export function sendEnvelope(
   // Once drainMs is up every reply is its socket's last. (Requests that arrive during the drain get
   // Connection: close from Fastify; calls already running keep keep-alive until then, so answers to
   // requests pipelined behind them are not lost when the socket closes.)
-  const closing = ctx.drainEnd.aborted ? { connection: 'close' } : {};
+  const closing = ctx.drainEnd.aborted;
+  if (reply instanceof DirectReply) {
+    if (!reply.raw.headersSent) reply.send(status, envelopeHeaders(extraHeaders, closing, reply.request.id, log.bytesOut), normalized.json);
+    return;
+  }
   void reply
     .code(status)
-    .headers({ ...extraHeaders, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
+    .headers({ ...extraHeaders, ...(closing ? { connection: 'close' } : {}), 'cache-control': 'no-store', 'x-request-id': reply.request.id })
     .type(JSON_TYPE)
     .send(normalized.json);
+}
+
+/**
+ * The envelope's headers as Fastify writes them for the chain above, in its order: the extra headers (names lower-cased,
+ * a repeated name keeping its first place and its last value), then connection, cache-control, x-request-id,
+ * content-type and content-length, each overriding an extra header of its name in that header's place.
+ */
+export function envelopeHeaders(extra: Readonly<Record<string, string>>, closing: boolean, requestId: string, length: number): string[] {
+  const out: string[] = [];
+  for (const name in extra) put(out, name.toLowerCase(), extra[name]!);
+  if (out.length === 0 && !closing) return ['cache-control', 'no-store', 'x-request-id', requestId, 'content-type', JSON_TYPE, 'content-length', String(length)];
+  if (closing) put(out, 'connection', 'close');
+  put(out, 'cache-control', 'no-store');
+  put(out, 'x-request-id', requestId);
+  put(out, 'content-type', JSON_TYPE);
+  put(out, 'content-length', String(length));
+  return out;
+}
+
+function put(headers: string[], name: string, value: string): void {
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i] === name) {
+      headers[i + 1] = value;
+      return;
+    }
+  }
+  headers.push(name, value);
 }

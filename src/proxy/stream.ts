@@ -7,7 +7,7 @@
  * sends: a stream only once there is one. The concurrency slot is held for
  * the stream's whole life.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
@@ -34,8 +34,8 @@ import { openEventStream, writeText } from '../stream/sse-writer.js';
 
 export async function streamCall(
   ctx: GatewayContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: CallRequest,
+  reply: CallReply,
   target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; path: string; caller: CallerGeneration; bridge?: VersionBridge | undefined },
   log: CallLog,
   started: number,
@@ -123,7 +123,7 @@ export async function streamCall(
 }
 
 /** The one error envelope as a one-event stream (the version bridge, for 0.3 callers: see errorAsEventStream). */
-function sendErrorEvent(ctx: GatewayContext, reply: FastifyReply, normalized: Normalized, log: CallLog, started: number, headers: Record<string, string>): void {
+function sendErrorEvent(ctx: GatewayContext, reply: CallReply, normalized: Normalized, log: CallLog, started: number, headers: Record<string, string>): void {
   reply.hijack();
   const text = `data: ${oneLine(normalized.json)}\n\n`;
   log.outcome = normalized.outcome;
@@ -138,7 +138,7 @@ function sendErrorEvent(ctx: GatewayContext, reply: FastifyReply, normalized: No
 /** The remote started an event stream: the relay owns the caller's socket until it ends. */
 async function relay(
   ctx: GatewayContext,
-  reply: FastifyReply,
+  reply: CallReply,
   res: Awaited<ReturnType<typeof sendUpstream>>,
   target: {
     remote: RemoteConfig;

@@ -3,7 +3,7 @@
  * request with a real total deadline, safe retries for read-only methods,
  * a capped read, normalization, and the breaker's verdict.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
 import type { CallerGeneration } from '../envelope/codes.js';
@@ -29,8 +29,8 @@ export type { ResultRewrite } from './upstream-reply.js';
 
 export async function unaryCall(
   ctx: GatewayContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: CallRequest,
+  reply: CallReply,
   target: { remote: RemoteConfig; runtime: RemoteRuntime; call: CallerRequest; info: MethodInfo; path: string; caller: CallerGeneration; bridge?: VersionBridge | undefined },
   log: CallLog,
   started: number,

@@ -3,7 +3,7 @@
  * caller gets: a unary call's reply, or the body a remote sent instead of an
  * event stream (a JSON-RPC error to a streaming call, an HTML page...).
  */
-import type { FastifyRequest } from 'fastify';
+import type { CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
@@ -19,7 +19,7 @@ import type { UpstreamAnswer } from '../upstream/read-body.js';
 export { BREAKER_FAILURES, RETRYABLE } from '../upstream/errors.js';
 
 /** A second look at a successful result (e.g. rewriting an extended agent card); returns the envelope to send. */
-export type ResultRewrite = (result: unknown, call: { request: FastifyRequest; remote: RemoteConfig; callerId: JsonRpcId; caller: CallerGeneration }) => Normalized;
+export type ResultRewrite = (result: unknown, call: { request: CallRequest; remote: RemoteConfig; callerId: JsonRpcId; caller: CallerGeneration }) => Normalized;
 
 export interface ReplyTarget {
   readonly remote: RemoteConfig;
@@ -33,7 +33,7 @@ export interface ReplyTarget {
 
 /** Reads the body (with the unary cap, decoded: the answer's reader applies it), then normalizes, validates (validateResults) and rewrites it. */
 export async function normalizeUpstreamReply(
-  request: FastifyRequest,
+  request: CallRequest,
   res: UpstreamAnswer,
   target: ReplyTarget,
   rewriteResult?: ResultRewrite,

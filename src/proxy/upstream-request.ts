@@ -1,5 +1,5 @@
 /** The request the gateway sends a remote: its headers and the pool call. */
-import type { FastifyRequest } from 'fastify';
+import type { CallRequest } from '../jsonrpc/call-io.js';
 import type { Dispatcher } from 'undici';
 import type { RemoteConfig } from '../config/schema.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
@@ -15,7 +15,7 @@ export interface UpstreamRequest {
 
 export function upstreamHeaders(
   ctx: GatewayContext,
-  request: FastifyRequest,
+  request: CallRequest,
   remote: RemoteConfig,
   runtime: RemoteRuntime,
   streaming: boolean,

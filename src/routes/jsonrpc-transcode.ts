@@ -6,7 +6,7 @@
  * Outcome (or each stream item) is written back as JSON-RPC for the caller's
  * id. Same log line and metrics as every JSON-RPC call.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
 import { encodeJsonRpcOutcome, encodeJsonRpcStreamItem, jsonRpcCallOf } from '../bindings/jsonrpc/caller-codec.js';
 import type { RemoteConfig } from '../config/schema.js';
@@ -37,8 +37,8 @@ export interface TranscodeTarget {
 
 export async function transcodedJsonRpcCall(
   ctx: GatewayContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: CallRequest,
+  reply: CallReply,
   mount: RemoteMount,
   { remote, runtime, call: checked, caller }: TranscodeTarget,
   log: CallLog,

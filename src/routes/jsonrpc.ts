@@ -12,6 +12,7 @@ import type { JsonRpcId } from '../envelope/envelope.js';
 import { fail } from '../envelope/normalize.js';
 import { checkCallerRequest } from '../jsonrpc/caller-request.js';
 import { callerGeneration, isJsonContentType } from '../jsonrpc/caller-headers.js';
+import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import type { CallLog, GatewayContext } from '../proxy/context.js';
 import { pushResultRewrite, rewritePushCall } from '../proxy/push-call.js';
@@ -64,30 +65,14 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     readRequestBody(payload, limitFor(ctx.config(), mount.remoteName(request)), done),
   );
 
-  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason, status = 200, headers: Record<string, string> = {}) => {
-    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason, headers);
-    const name = mount.remoteName(request);
-    const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
-    const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
-    const caller = callerGeneration(undefined, request.headers['a2a-version']);
-    const started = performance.now();
-    beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
-    sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started, headers, status);
+  const refuseEarly = (request: FastifyRequest, reply: FastifyReply, reason: Reason) => {
+    if (opts.rest?.owns(request)) return opts.rest.refuse(request, reply, reason, {});
+    refuseCall(ctx, mount, request, reply, reason);
   };
 
   // Load shedding (GATEWAY_OVERLOADED) is registered above this plugin, for every binding (routes/load-shed.ts).
 
-  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => {
-    const reason: Reason =
-      err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
-      : err.statusCode === 400 ? 'PARSE_ERROR'
-      // The caller stopped sending (or was cut for taking too long): its fault, not a gateway bug.
-      : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
-      : err.code === 'ECONNRESET' || request.raw.destroyed ? 'CALLER_CLOSED'
-      : 'GATEWAY_ERROR';
-    if (reason === 'GATEWAY_ERROR') reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id });
-    refuseEarly(request, reply, reason);
-  });
+  app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, request, reply) => refuseEarly(request, reply, earlyFailure(ctx, err, request)));
 
   const rest = opts.rest;
   const handler = rest
@@ -95,6 +80,34 @@ export async function jsonRpcRoutes(app: FastifyInstance, opts: JsonRpcRouteOpti
     : (request: FastifyRequest, reply: FastifyReply) => handleCall(request, reply, mount, opts);
   app.post(mount.prefix === '' ? '/' : mount.prefix, handler);
   app.post(`${mount.prefix}/*`, handler);
+}
+
+/**
+ * Why a call failed before its handler answered (the body could not be read, or the handler threw): the reason its
+ * envelope names. A gateway bug is reported as an internal error here. Fastify's error handler and the call front
+ * (routes/call-front.ts) both answer through this.
+ */
+export function earlyFailure(ctx: GatewayContext, err: Error & { code?: string; statusCode?: number }, request: CallRequest): Reason {
+  const reason: Reason =
+    err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
+    : err.statusCode === 400 ? 'PARSE_ERROR'
+    // The caller stopped sending (or was cut for taking too long): its fault, not a gateway bug.
+    : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
+    : err.code === 'ECONNRESET' || request.raw.destroyed ? 'CALLER_CLOSED'
+    : 'GATEWAY_ERROR';
+  if (reason === 'GATEWAY_ERROR') reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id });
+  return reason;
+}
+
+/** A JSON-RPC call refused before its handler answered (id null): the call's trace, log line and envelope. */
+export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason): void {
+  const name = mount.remoteName(request);
+  const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
+  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  const caller = callerGeneration(undefined, request.headers['a2a-version']);
+  const started = performance.now();
+  beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
+  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started);
 }
 
 /** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope (load shedding). */
@@ -122,7 +135,8 @@ export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
   };
 }
 
-async function handleCall(request: FastifyRequest, reply: FastifyReply, mount: RemoteMount, opts: JsonRpcRouteOptions): Promise<void> {
+/** One JSON-RPC call whose body was read: from Fastify's route, or from the call front (routes/call-front.ts). */
+export async function handleCall(request: CallRequest, reply: CallReply, mount: RemoteMount, opts: JsonRpcRouteOptions): Promise<void> {
   const started = performance.now();
   const { ctx } = opts;
   const name = mount.remoteName(request) ?? '';

@@ -7,18 +7,18 @@
  * remote a request is for, what path follows the remote's base, and what
  * base URL a caller reaches the remote at (the URL written into cards).
  */
-import type { FastifyRequest } from 'fastify';
+import type { CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig, ServerConfig } from '../config/schema.js';
 
 export interface RemoteMount {
   /** Route prefix: `/remotes/:name`, or '' at the root of a remote's own listener. */
   readonly prefix: string;
   /** The remote a request is for: the `:name` in its URL, or the listener's own remote. */
-  remoteName(request: FastifyRequest): string | undefined;
+  remoteName(request: CallRequest): string | undefined;
   /** The raw URL text after the remote's base path, query included; undefined when the URL does not start with it. */
   suffix(rawUrl: string, name: string): string | undefined;
   /** The remote's A2A base URL as this caller reaches it, always with its trailing slash. */
-  baseUrl(request: FastifyRequest, server: Readonly<ServerConfig>, remote: RemoteConfig): string;
+  baseUrl(request: CallRequest, server: Readonly<ServerConfig>, remote: RemoteConfig): string;
 }
 
 /** `/remotes/<name>/` on the gateway's shared listener. */
@@ -56,7 +56,7 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
  * Where callers reach the listener a request came in on: the configured public
  * URL (`server.publicBaseUrl` by default; null = none), else the request's own scheme and host.
  */
-export function publicBaseUrl(request: FastifyRequest, server: Readonly<ServerConfig>, configured: string | null = server.publicBaseUrl ?? null): string {
+export function publicBaseUrl(request: CallRequest, server: Readonly<ServerConfig>, configured: string | null = server.publicBaseUrl ?? null): string {
   if (configured) return configured.replace(/\/+$/, '');
   const headers = request.raw.headers;
   const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;

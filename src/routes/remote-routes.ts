@@ -13,7 +13,7 @@ import type { GatewayContext } from '../proxy/context.js';
 import { remoteGenerations, type LearnedVersions } from '../a2a/remote-versions.js';
 import { agentCardRoutes, type AgentCardRouteOptions } from './agent-card.js';
 import { cardResultRewrite } from './extended-card.js';
-import { callerAuthHook, jsonRpcRoutes, refuseJsonRpc, type RestHandover } from './jsonrpc.js';
+import { callerAuthHook, jsonRpcRoutes, refuseJsonRpc, type JsonRpcRouteOptions, type RestHandover } from './jsonrpc.js';
 import { registerLoadShedding } from './load-shed.js';
 import { handleRestCall, httpJsonRoutes, isRestPostPath, refuseRest } from './http-json.js';
 import type { RemoteMount } from './remote-mount.js';
@@ -33,6 +33,8 @@ export interface RemoteRoutesOptions {
   readonly grpcCard?: AgentCardRouteOptions['grpcCard'];
   /** Shared by all forms: the generations each remote's card said last (the version bridge). */
   readonly learnedVersions?: LearnedVersions;
+  /** Told the JSON-RPC route's options once registered: the call front (routes/call-front.ts) serves the same path. */
+  readonly onJsonRpcRoute?: (route: JsonRpcRouteOptions & { readonly mount: RemoteMount }) => void;
 }
 
 export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptions): Promise<void> {
@@ -65,7 +67,9 @@ export async function remoteRoutes(app: FastifyInstance, opts: RemoteRoutesOptio
   // (clients do, first thing): a call never waits for a card fetch of its own.
   const learned = opts.learnedVersions;
   const remoteVersions = (remote: RemoteConfig) => remoteGenerations(remote.versions, learned?.get(remote.name));
-  await app.register(jsonRpcRoutes, { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount), rest, remoteVersions });
+  const jsonRpcRoute = { ctx, mount, cardResultRewrite: cardResultRewrite(ctx, mount), rest, remoteVersions };
+  await app.register(jsonRpcRoutes, jsonRpcRoute);
+  opts.onJsonRpcRoute?.(jsonRpcRoute);
   await app.register(httpJsonRoutes, restOptions);
   await app.register(agentCardRoutes, {
     config: () => ctx.config(),

@@ -3,7 +3,7 @@
  * gets the same rewrite and bounds as the public card (src/a2a/card-rewrite.ts),
  * as an Outcome: the rewritten card, or INVALID_AGENT_CARD / NO_USABLE_INTERFACE.
  */
-import type { FastifyRequest } from 'fastify';
+import type { CallRequest } from '../jsonrpc/call-io.js';
 import { rewriteExtendedCardResult } from '../a2a/card-rewrite.js';
 import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
 import type { RemoteConfig } from '../config/schema.js';
@@ -12,7 +12,7 @@ import type { GatewayContext } from '../proxy/context.js';
 import { cardRewriteOptions } from './card-interfaces.js';
 import type { RemoteMount } from './remote-mount.js';
 
-export function extendedCardOutcomeRewrite(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, remote: RemoteConfig): (result: ResultOutcome) => Outcome {
+export function extendedCardOutcomeRewrite(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, remote: RemoteConfig): (result: ResultOutcome) => Outcome {
   return (result) => {
     const rewritten = rewriteExtendedCardResult(result.value, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote), ctx.config().server.push !== undefined));
     if (!rewritten.ok) return gatewayErrorOutcome(rewritten.reason, { remote: remote.name, httpStatus: 200 }, rewritten.problem);

@@ -13,7 +13,7 @@
  * whole cost is `telemetry.active` read once per call and one counter
  * compared to zero at each later point.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import { operationForJsonRpcMethod } from '../a2a/operations.js';
 import type { A2ACall, Binding } from '../core/call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
@@ -22,12 +22,12 @@ import type { Normalized } from '../envelope/normalize.js';
 import type { OutputEvent } from '../stream/event-core.js';
 import type { CallTelemetry, StreamTelemetry, Telemetry, UpstreamTelemetry } from './tracing.js';
 
-const handles = new WeakMap<FastifyReply, CallTelemetry>();
+const handles = new WeakMap<CallReply, CallTelemetry>();
 /** Calls with a handle right now: zero means every later point returns at once. */
 let open = 0;
 
 /** A request for a call arrived (`started`: its performance.now()). No handle unless telemetry is active. */
-export function beginCallTrace(telemetry: Telemetry, request: FastifyRequest, reply: FastifyReply, remote: string, started: number, binding: Binding = 'jsonrpc'): void {
+export function beginCallTrace(telemetry: Telemetry, request: CallRequest, reply: CallReply, remote: string, started: number, binding: Binding = 'jsonrpc'): void {
   // Already begun: a call whose handler failed is answered by the route's error handler, which begins one too.
   if (!telemetry.active || handles.has(reply)) return;
   const handle = telemetry.startCall({
@@ -61,12 +61,12 @@ export function beginA2ACallTrace(telemetry: Telemetry, call: A2ACall, started: 
 }
 
 /** The call's handle, for the points inside the proxy (undefined while telemetry is off). */
-export function callTraceOf(reply: FastifyReply): CallTelemetry | undefined {
+export function callTraceOf(reply: CallReply): CallTelemetry | undefined {
   return open === 0 ? undefined : handles.get(reply);
 }
 
 /** The caller's JSON-RPC method was read and is an A2A method. */
-export function traceMethod(reply: FastifyReply, method: string): void {
+export function traceMethod(reply: CallReply, method: string): void {
   const handle = callTraceOf(reply);
   if (!handle) return;
   const known = operationForJsonRpcMethod(method);
@@ -74,7 +74,7 @@ export function traceMethod(reply: FastifyReply, method: string): void {
 }
 
 /** The caller's request was understood (a codec made the A2ACall). */
-export function traceCall(reply: FastifyReply, call: Pick<A2ACall, 'operation' | 'generation'>): void {
+export function traceCall(reply: CallReply, call: Pick<A2ACall, 'operation' | 'generation'>): void {
   callTraceOf(reply)?.setCall(call);
 }
 
@@ -123,17 +123,17 @@ export function traceStreamEnd(stream: StreamTelemetry | undefined, end: { reado
 }
 
 /** The call is over: `normalized` is the one envelope the caller got; undefined for a relayed stream (its end said how). */
-export function endCallTrace(reply: FastifyReply, normalized?: Normalized): void {
+export function endCallTrace(reply: CallReply, normalized?: Normalized): void {
   const handle = takeHandle(reply);
   handle?.end(normalized ? outcomeOf(normalized) : undefined);
 }
 
 /** The same for a path that answers with an Outcome (the call runner's callers). */
-export function endCallTraceWith(reply: FastifyReply, outcome: Outcome): void {
+export function endCallTraceWith(reply: CallReply, outcome: Outcome): void {
   takeHandle(reply)?.end(outcome);
 }
 
-function takeHandle(reply: FastifyReply): CallTelemetry | undefined {
+function takeHandle(reply: CallReply): CallTelemetry | undefined {
   if (open === 0) return undefined;
   const handle = handles.get(reply);
   if (!handle) return undefined;

@@ -1,0 +1,92 @@
+/**
+ * The call front: a node:http request handler in front of Fastify that serves
+ * JSON-RPC calls to remotes reached over JSON-RPC without Fastify's
+ * per-request objects (routing, request/reply, hooks, content-type parser,
+ * reply.send): the call path's own code (handleCall in routes/jsonrpc.ts and
+ * what it calls) runs on a DirectRequest/DirectReply pair, and the envelope is
+ * written from a prebuilt header array (proxy/reply.ts).
+ *
+ * It takes a request only when it can finish it itself, decided from the head
+ * alone, before a byte of the body is read (after that there is no handing
+ * over): a POST under the mount (`/remotes/<name>[/...]`, or anything on a
+ * remote's own listener) to a configured remote reached over JSON-RPC
+ * (`binding: jsonrpc` or `auto`), that is not an HTTP+JSON POST, with a plain
+ * JSON content type, from a caller server.auth accepts, while the gateway is
+ * neither shedding load nor shutting down. Everything else goes to Fastify
+ * unchanged, and Fastify's routes answer it as before (401, GATEWAY_OVERLOADED,
+ * GATEWAY_SHUTDOWN with Connection: close, UNKNOWN_REMOTE, the transcoders,
+ * HTTP+JSON, cards, ops). What a caller sees is the same either way, byte for
+ * byte (test/integration/call-front.test.ts compares the two).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { DirectReply, DirectRequest } from '../jsonrpc/call-io.js';
+import type { CallerCheck } from '../policy/caller-auth.js';
+import { requestIdOf } from '../policy/request-id.js';
+import type { GatewayContext } from '../proxy/context.js';
+import { isRestPostPath } from './http-json.js';
+import { earlyFailure, handleCall, refuseCall, type JsonRpcRouteOptions } from './jsonrpc.js';
+import { shedding } from './load-shed.js';
+import type { RemoteMount } from './remote-mount.js';
+import { readRequestBody } from './request-body.js';
+
+export interface CallFrontOptions {
+  /** What the JSON-RPC route of this listener is registered with (the same call path, the same options). */
+  readonly route: JsonRpcRouteOptions & { readonly mount: RemoteMount };
+  /** `server.auth` in force (a getter: a reload may turn it on or off). */
+  readonly callerAuth: () => CallerCheck | undefined;
+  /** Fastify's logger (request.log is the same logger: the gateway makes no child per request). */
+  readonly logger: FastifyBaseLogger;
+  /** The remote a listener of its own serves at its root; undefined on the shared listener (`/remotes/<name>`). */
+  readonly listenerRemote?: string | undefined;
+}
+
+/** Offers a request to the front: true when the front took it (and will answer it), false to hand it to Fastify. */
+export type CallFront = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+// A remote's name as Fastify's router would give it without decoding anything (`%` and the rest go to Fastify).
+const PLAIN_NAME = /^[A-Za-z0-9._~-]{1,128}$/;
+// application/json, with no parameter but a utf-8 charset: what clients send. Any other form goes to Fastify's parser.
+const JSON_TYPE = /^application\/json(?:\s*;\s*charset=(?:utf-8|"utf-8"))?$/i;
+const SHARED_PREFIX = '/remotes/';
+
+export function createCallFront(opts: CallFrontOptions): CallFront {
+  const { route, callerAuth, logger, listenerRemote } = opts;
+  const { ctx, mount } = route;
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '';
+    const name = listenerRemote === undefined ? sharedRemoteName(url) : url.startsWith('/') ? listenerRemote : undefined;
+    // Percent-encoded or fragment characters: Fastify's router decides what they mean.
+    if (name === undefined || url.includes('%') || url.includes('#')) return false;
+    const remote = ctx.config().remotes.get(name);
+    if (!remote || remote.binding === 'http+json' || remote.binding === 'grpc' || isRestPostPath(url)) return false;
+    const contentType = req.headers['content-type'];
+    if (typeof contentType !== 'string' || !JSON_TYPE.test(contentType)) return false;
+    const check = callerAuth();
+    if (check && !check(req.headers.authorization)) return false;
+    if (ctx.shutdown.aborted || shedding(ctx)) return false;
+    serve(ctx, route, req, res, new DirectRequest(req, requestIdOf(req.headers['x-request-id']), logger, listenerRemote === undefined ? { name } : undefined), remote.limits.maxRequestBytes);
+    return true;
+  };
+}
+
+/** `<name>` of `/remotes/<name>`, `/remotes/<name>/...` or `/remotes/<name>?...`, when it is plain. */
+function sharedRemoteName(url: string): string | undefined {
+  if (!url.startsWith(SHARED_PREFIX)) return undefined;
+  let end = SHARED_PREFIX.length;
+  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
+  const name = url.slice(SHARED_PREFIX.length, end);
+  return PLAIN_NAME.test(name) ? name : undefined;
+}
+
+function serve(ctx: GatewayContext, route: CallFrontOptions['route'], req: IncomingMessage, res: ServerResponse, request: DirectRequest, limit: number): void {
+  const reply = new DirectReply(res, request);
+  // What Fastify's error handler does for the JSON-RPC route (routes/jsonrpc.ts): the same reasons, the same envelope.
+  const fail = (err: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request));
+  readRequestBody(req, limit, (err, body) => {
+    if (err) return fail(err);
+    request.body = body;
+    handleCall(request, reply, route.mount, route).catch(fail);
+  });
+}
