@@ -83,10 +83,11 @@ function sharedRemoteName(url: string): string | undefined {
 function serve(ctx: GatewayContext, route: CallFrontOptions['route'], req: IncomingMessage, res: ServerResponse, request: DirectRequest, limit: number): void {
   const reply = new DirectReply(res, request);
   // What Fastify's error handler does for the JSON-RPC route (routes/jsonrpc.ts): the same reasons, the same envelope.
-  const fail = (err: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request));
+  // A body that could not be read also closes the connection, as Fastify's content-type parser does (the caller may
+  // still be sending).
   readRequestBody(req, limit, (err, body) => {
-    if (err) return fail(err);
+    if (err) return refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request), { connection: 'close' });
     request.body = body;
-    handleCall(request, reply, route.mount, route).catch(fail);
+    handleCall(request, reply, route.mount, route).catch((thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request)));
   });
 }

@@ -99,15 +99,18 @@ export function earlyFailure(ctx: GatewayContext, err: Error & { code?: string; 
   return reason;
 }
 
-/** A JSON-RPC call refused before its handler answered (id null): the call's trace, log line and envelope. */
-export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason): void {
+/**
+ * A JSON-RPC call refused before its handler answered (id null): the call's trace, log line and envelope. `headers`:
+ * what Fastify's reply already held (`connection: close` once reading the body failed: the caller may still be sending).
+ */
+export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
   const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
   const caller = callerGeneration(undefined, request.headers['a2a-version']);
   const started = performance.now();
   beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
-  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started);
+  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started, headers);
 }
 
 /** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope (load shedding). */

@@ -1,0 +1,312 @@
+/**
+ * The call front (src/routes/call-front.ts): JSON-RPC calls to remotes reached
+ * over JSON-RPC are served from node:http ahead of Fastify. Each test sends the
+ * same bytes, on a raw socket, to two gateways built from the same config: one
+ * as users start it (front on) and one with `callFront: false` (every request
+ * through Fastify, as before the front existed), and compares the replies'
+ * wire bytes (status line, headers in their order, body), the Date value aside.
+ *
+ * That the front took a call is seen from outside the gateway: Fastify
+ * publishes `tracing:fastify.request.handler:start` on node:diagnostics_channel
+ * for every request its route handler runs; a call the front served never
+ * reaches it. The hand-over cases show the opposite (or, where an onRequest
+ * hook answers before the handler — 401, overload, drain — the same bytes as
+ * Fastify's own answer).
+ */
+import { tracingChannel } from 'node:diagnostics_channel';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import t, { type Test } from 'tap';
+import { fuzzParams } from '../support/fuzz.js';
+import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { listenOnLoopback, readBody, trackConnections, closeServer, delay } from '../support/servers.js';
+import type { GatewayOptions } from '../../src/server.js';
+
+// --- what Fastify's route handler saw (both gateways live in this process; requests are sent one at a time)
+let handlerRuns = 0;
+tracingChannel('fastify.request.handler').subscribe({
+  start: () => void handlerRuns++,
+  end: () => undefined,
+  asyncStart: () => undefined,
+  asyncEnd: () => undefined,
+  error: () => undefined,
+});
+
+// --- the remote: JSON-RPC over HTTP, with A2A headers the gateway passes on, SSE for streaming methods
+let slowRelease: (() => void) | undefined;
+const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
+  void readBody(req).then(async (body) => {
+    let call: { id?: unknown; method?: string; params?: { error?: boolean } } = {};
+    try {
+      call = JSON.parse(body.toString('utf8')) as typeof call;
+    } catch {
+      // answered below with an id of null
+    }
+    const id = call.id ?? null;
+    if (req.url?.includes('/slow')) await new Promise<void>((resolve) => (slowRelease = resolve));
+    if (call.method === 'message/stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'a2a-version': '0.3' });
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'working' }, final: false } })}\n\n`);
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'status-update', taskId: 't1', contextId: 'c1', status: { state: 'completed' }, final: true } })}\n\n`);
+      return;
+    }
+    const reply = call.params?.error
+      ? { jsonrpc: '2.0', id, error: { code: -32001, message: 'Task not found' } }
+      : { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed' } } };
+    res.writeHead(200, { 'content-type': 'application/json', 'a2a-version': '0.3', 'a2a-extensions': 'https://example.com/ext/v1', 'x-dropped': 'never seen' });
+    res.end(JSON.stringify(reply));
+  });
+});
+const tracker = trackConnections(upstream);
+/** Waits until the remote holds a call on /slow. */
+async function heldCall(): Promise<void> {
+  while (slowRelease === undefined) await delay(5);
+}
+function releaseHeldCall(): void {
+  const release = slowRelease;
+  slowRelease = undefined;
+  release?.();
+}
+let upstreamUrl = '';
+
+t.before(async () => {
+  upstreamUrl = `http://127.0.0.1:${await listenOnLoopback(upstream)}`;
+});
+t.teardown(() => closeServer(upstream, tracker));
+
+const remotesYaml = () => `
+defaults:
+  allowPrivateNetwork: true
+  retries: { attempts: 1 }
+remotes:
+  a: { url: '${upstreamUrl}/a2a', limits: { maxRequestBytes: 4096 } }
+  rated: { url: '${upstreamUrl}/a2a', rateLimit: { perSecond: 0.01, burst: 1 } }
+  rest: { url: '${upstreamUrl}/rest', binding: http+json }
+`;
+
+interface Pair {
+  readonly front: RunningGateway;
+  readonly fastify: RunningGateway;
+}
+
+async function startPair(t: Test, yaml: string, options: Omit<GatewayOptions, 'logger'> = {}): Promise<Pair> {
+  const [front, fastify] = await Promise.all([startGateway(yaml, options), startGateway(yaml, { ...options, callFront: false })]);
+  t.teardown(() => Promise.all([front.close(), fastify.close()]));
+  return { front, fastify };
+}
+
+const portOf = (gw: RunningGateway) => Number(new URL(gw.url).port);
+
+/**
+ * One request on a fresh socket (kept alive, as clients do); the reply's bytes up to the end of its body
+ * (Content-Length, or the last chunk), or whatever came before the gateway closed the socket.
+ */
+function exchange(port: number, request: string | Buffer, opts: { readonly endAfterMs?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    };
+    const timer = setTimeout(done, opts.endAfterMs ?? 5000);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (complete(Buffer.concat(chunks).toString('latin1'))) done();
+    });
+    socket.once('end', done);
+    socket.once('error', (err) => (chunks.length > 0 ? done() : reject(err)));
+    socket.write(request);
+  });
+}
+
+function complete(text: string): boolean {
+  const head = text.indexOf('\r\n\r\n');
+  if (head === -1) return false;
+  const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text.slice(0, head + 2));
+  if (length) return text.length - head - 4 >= Number(length[1]);
+  return /\r\ntransfer-encoding: chunked\r\n/i.test(text.slice(0, head + 2)) && text.endsWith('\r\n0\r\n\r\n');
+}
+
+/** The wire bytes with the one value that differs between two runs: the Date header (and fresh request ids). */
+function comparable(text: string, freshIds = false): string {
+  const out = text.replace(/\r\nDate: [^\r]*\r\n/, '\r\nDate: <date>\r\n').replace(/"retryAfterMs":"\d+"/, '"retryAfterMs":"<ms>"');
+  return freshIds ? out.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>') : out;
+}
+
+function post(path: string, body: string | Buffer, headers: Record<string, string> = {}): Buffer {
+  const all = { host: '127.0.0.1', 'content-type': 'application/json', 'x-request-id': 'front-test-1', 'content-length': String(Buffer.byteLength(body)), ...headers };
+  const head = `POST ${path} HTTP/1.1\r\n${Object.entries(all)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+}
+
+/** A tasks/get request of exactly `bytes` bytes. */
+function sized(bytes: number): string {
+  const bare = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'task-1', pad: '' } });
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'task-1', pad: 'p'.repeat(bytes - bare.length) } });
+}
+
+const rpcBody = (method: string, id: unknown = 1, params: unknown = { id: 'task-1' }) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** Sends `request` to both gateways; the two replies and how many of them Fastify's route handler ran for. */
+async function both(pair: Pair, request: Buffer | string, freshIds = false) {
+  const before = handlerRuns;
+  const front = comparable(await exchange(portOf(pair.front), request), freshIds);
+  const frontHandlerRuns = handlerRuns - before;
+  const fastify = comparable(await exchange(portOf(pair.fastify), request), freshIds);
+  return { front, fastify, frontHandlerRuns, fastifyHandlerRuns: handlerRuns - before - frontHandlerRuns };
+}
+
+t.test('calls the front serves: the same bytes as through Fastify, and Fastify never saw them', async (t) => {
+  const pair = await startPair(t, remotesYaml());
+  // [name, request, fresh request ids, Fastify's handler runs with the front off (0: its error handler answers)]
+  const cases: [string, Buffer | string, boolean?, number?][] = [
+    ['unary result (upstream A2A headers passed on)', post('/remotes/a', rpcBody('tasks/get'))],
+    ['unary result, sub-path and query', post('/remotes/a/sub/path?x=1', rpcBody('tasks/get', 'str-id'))],
+    ['JSON-RPC error from the remote', post('/remotes/a', rpcBody('tasks/get', 7, { id: 'x', error: true }))],
+    ['charset parameter', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'application/json; charset=utf-8' })],
+    ['A2A 1.0 method', post('/remotes/a', rpcBody('GetTask', 2, { id: 'task-1' }), { 'a2a-version': '1.0' })],
+    ['streaming call (SSE relayed)', post('/remotes/a', rpcBody('message/stream', 3, { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }))],
+    ['PARSE_ERROR: not JSON', post('/remotes/a', '{"jsonrpc": "2.0", "id": 1, ')],
+    ['INVALID_REQUEST: not a JSON-RPC request', post('/remotes/a', '[1,2,3]')],
+    ['METHOD_NOT_ALLOWED', post('/remotes/a', rpcBody('tasks/nonsense'))],
+    ['empty body', post('/remotes/a', '')],
+    ['REQUEST_TOO_LARGE: Content-Length just over maxRequestBytes', post('/remotes/a', 'x'.repeat(4097)), false, 0],
+    ['at maxRequestBytes', post('/remotes/a', sized(4096))],
+    [
+      'REQUEST_TOO_LARGE: chunked body cut at the bound',
+      Buffer.from(`POST /remotes/a HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-request-id: front-test-1\r\ntransfer-encoding: chunked\r\n\r\n1001\r\n${'y'.repeat(4097)}\r\n0\r\n\r\n`),
+      false,
+      0,
+    ],
+    ['x-request-id not plain: a fresh one', post('/remotes/a', rpcBody('tasks/get'), { 'x-request-id': 'has spaces and / slashes' }), true],
+    ['no x-request-id', post('/remotes/a', rpcBody('tasks/get'), { 'x-request-id': '' }), true],
+    ['rate limited: GATEWAY_RATE_LIMITED with retry-after', post('/remotes/rated', rpcBody('tasks/get'))],
+  ];
+  for (const [name, request, freshIds, fastifyRuns] of cases) {
+    // The rate-limited remote: the first call takes the one token, the second is refused (in each gateway).
+    if (name.startsWith('rate limited')) await both(pair, request);
+    const got = await both(pair, request, freshIds);
+    t.equal(got.front, got.fastify, `${name}: byte for byte`);
+    t.match(got.front, /^HTTP\/1\.1 \d{3} /, `${name}: a reply`);
+    t.equal(got.frontHandlerRuns, 0, `${name}: the front served it (Fastify's handler never ran)`);
+    t.equal(got.fastifyHandlerRuns, fastifyRuns ?? 1, `${name}: with the front off, Fastify's route answered`);
+  }
+});
+
+t.test("calls handed to Fastify: the same bytes as before, from Fastify's own routes", async (t) => {
+  const pair = await startPair(t, remotesYaml());
+  const cases: [string, Buffer | string, number][] = [
+    ['unknown remote', post('/remotes/nobody', rpcBody('tasks/get')), 1],
+    ['remote reached over HTTP+JSON (transcoded)', post('/remotes/rest', rpcBody('tasks/get')), 1],
+    ['HTTP+JSON POST on the same path', post('/remotes/a/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } })), 1],
+    ['non-JSON content type', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'text/plain' }), 1],
+    ['no content type', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': '' }), 1],
+    ['content type with other parameters', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'application/json; boundary=x' }), 1],
+    ['percent-encoded remote name', post('/remotes/%61', rpcBody('tasks/get')), 1],
+    ['GET of a card is not a call', Buffer.from('GET /remotes/nobody/.well-known/agent-card.json HTTP/1.1\r\nhost: 127.0.0.1\r\nx-request-id: front-test-1\r\n\r\n'), 1],
+  ];
+  for (const [name, request, runs] of cases) {
+    const got = await both(pair, request);
+    t.equal(got.front, got.fastify, `${name}: byte for byte`);
+    t.equal(got.frontHandlerRuns, runs, `${name}: handed over to Fastify's route`);
+  }
+});
+
+t.test('caller auth failure: handed over, 401 from the onRequest hook as before', async (t) => {
+  const pair = await startPair(t, `server: { auth: { type: bearer, tokensEnv: FRONT_CALLERS } }\n${remotesYaml()}`, { env: { FRONT_CALLERS: 'good-token' } });
+  const denied = await both(pair, post('/remotes/a', rpcBody('tasks/get'), { authorization: 'Bearer bad-token' }));
+  t.equal(denied.front, denied.fastify, 'wrong token: byte for byte');
+  t.match(denied.front, /^HTTP\/1\.1 401 /);
+  t.match(denied.front, /\r\nwww-authenticate: Bearer realm="a2a-egress"\r\n/);
+  const missing = await both(pair, post('/remotes/a', rpcBody('tasks/get')));
+  t.equal(missing.front, missing.fastify, 'no token: byte for byte');
+  const allowed = await both(pair, post('/remotes/a', rpcBody('tasks/get'), { authorization: 'Bearer good-token' }));
+  t.equal(allowed.front, allowed.fastify, 'accepted token: byte for byte');
+  t.equal(allowed.frontHandlerRuns, 0, 'accepted token: the front served it');
+});
+
+t.test('overload: handed over, GATEWAY_OVERLOADED from the load-shed hook as before', async (t) => {
+  // Any heap is over 1 byte: every call is shed from the first pressure sample on.
+  const pair = await startPair(t, `server: { maxHeapUsedBytes: 1 }\n${remotesYaml()}`);
+  await delay(1200);
+  const got = await both(pair, post('/remotes/a', rpcBody('tasks/get')));
+  t.equal(got.front, got.fastify, 'byte for byte');
+  t.match(got.front, /GATEWAY_OVERLOADED/);
+  t.match(got.front, /\r\nretry-after: 1\r\n/);
+});
+
+t.test('drain: a call arriving during it is handed over (Connection: close); one the front took answers GATEWAY_SHUTDOWN at drainMs', async (t) => {
+  const transcripts: Record<string, { pipelined: string; cut: string }> = {};
+  for (const [label, options] of [['front', {}], ['fastify', { callFront: false }]] as const) {
+    // A socket kept busy by a held call (shutdown cannot close it as idle); the second request arrives on it during
+    // the drain; the held call is released before drainMs, and both answers come back in order.
+    const gw = await startGateway(`server: { drainMs: 10000 }\n${remotesYaml()}`, options);
+    const socket = connect(portOf(gw), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (c: Buffer) => received.push(c));
+    const ended = new Promise((r) => socket.once('close', r));
+    socket.write(post('/remotes/a/slow', rpcBody('tasks/get', 'first')));
+    await heldCall();
+    const closing = gw.close();
+    await delay(50);
+    socket.write(post('/remotes/a', rpcBody('tasks/get', 'during-drain')));
+    await delay(200);
+    releaseHeldCall();
+    await Promise.race([ended, delay(3000)]);
+    socket.destroy();
+    await closing;
+
+    // A call still running when drainMs is up: answered GATEWAY_SHUTDOWN with Connection: close.
+    const short = await startGateway(`server: { drainMs: 300 }\n${remotesYaml()}`, options);
+    const running = exchange(portOf(short), post('/remotes/a/slow', rpcBody('tasks/get', 'held')), { endAfterMs: 3000 });
+    await heldCall();
+    const shortClosing = short.close();
+    const cut = comparable(await running);
+    releaseHeldCall();
+    await shortClosing;
+    transcripts[label] = { pipelined: comparable(Buffer.concat(received).toString('latin1')).replace(/\r\nDate: [^\r]*\r\n/g, '\r\nDate: <date>\r\n'), cut };
+  }
+  const { front, fastify } = transcripts as Record<'front' | 'fastify', { pipelined: string; cut: string }>;
+  t.equal(front.pipelined, fastify.pipelined, 'a held call, then one arriving during the drain on the same socket: byte for byte');
+  t.match(front.pipelined, /"id":"first","result"/, 'the held call completes');
+  t.match(front.pipelined, /"id":"during-drain".*GATEWAY_SHUTDOWN/, 'the late one is refused');
+  t.match(front.pipelined, /\r\nConnection: close\r\n/, "with Fastify's Connection: close");
+  t.equal(front.cut, fastify.cut, 'a call still running at drainMs: byte for byte');
+  t.match(front.cut, /"id":"held".*GATEWAY_SHUTDOWN/);
+  t.match(front.cut, /\r\nconnection: close\r\n/);
+});
+
+t.test('property: random bodies, methods, ids and headers give the same bytes with the front on and off', async (t) => {
+  const pair = await startPair(t, remotesYaml());
+  const params = fuzzParams(40);
+  const method = fc.constantFrom('tasks/get', 'tasks/cancel', 'GetTask', 'message/send', 'nope', '');
+  const id = fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null), fc.constant({}));
+  const body = fc.oneof(
+    fc.tuple(method, id, fc.jsonValue({ maxDepth: 2 })).map(([m, i, p]) => JSON.stringify({ jsonrpc: '2.0', id: i, method: m, params: p })),
+    fc.string({ maxLength: 200 }),
+    fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+  );
+  const headers = fc.record(
+    {
+      'a2a-version': fc.constantFrom('0.3', '1.0', 'garbage'),
+      'x-request-id': fc.constantFrom('plain-id', 'bad id', ''),
+      'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', ''),
+      path: fc.constantFrom('/remotes/a', '/remotes/a/x', '/remotes/a?q=1', '/remotes/nobody', '/remotes/a/message:send'),
+    },
+    { requiredKeys: [] },
+  );
+  await fc.assert(
+    fc.asyncProperty(body, headers, async (payload, { path, ...extra }) => {
+      const got = await both(pair, post(path ?? '/remotes/a', payload, extra), true);
+      if (got.front !== got.fastify) throw new Error(`differ:\n${got.front}\n---\n${got.fastify}`);
+    }),
+    params,
+  );
+  t.pass('byte-identical for every generated request');
+});
