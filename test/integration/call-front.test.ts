@@ -20,6 +20,7 @@ import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { fuzzParams } from '../support/fuzz.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { startOpsGateway } from '../support/ops-gateway.js';
 import { listenOnLoopback, readBody, trackConnections, closeServer, delay } from '../support/servers.js';
 import type { GatewayOptions } from '../../src/server.js';
 
@@ -197,6 +198,57 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     t.equal(got.frontHandlerRuns, 0, `${name}: the front served it (Fastify's handler never ran)`);
     t.equal(got.fastifyHandlerRuns, fastifyRuns ?? 1, `${name}: with the front off, Fastify's route answered`);
   }
+});
+
+t.test("a remote's own listener: the front serves its root; the same bytes, log line and metrics", async (t) => {
+  const yaml = `server: { maxRequestsPerSocket: 2 }\n${remotesYaml()}  own: { url: '${upstreamUrl}/a2a', listen: { port: 0 } }\n`;
+  const [front, fastify] = await Promise.all([startOpsGateway(yaml), startOpsGateway(yaml, { callFront: false })]);
+  t.teardown(() => Promise.all([front.close(), fastify.close()]));
+  const port = (gw: typeof front) => Number(new URL(gw.remoteUrls.own!).port);
+  for (const [name, request] of [
+    ['root', post('/', rpcBody('tasks/get'))],
+    ['sub-path', post('/deeper/path', rpcBody('tasks/get', 'x'))],
+    ['unknown method', post('/', rpcBody('tasks/what'))],
+  ] as const) {
+    const before = handlerRuns;
+    const viaFront = comparable(await exchange(port(front), request));
+    const frontRuns = handlerRuns - before;
+    const viaFastify = comparable(await exchange(port(fastify), request));
+    t.equal(viaFront, viaFastify, `${name}: byte for byte`);
+    t.equal(frontRuns, 0, `${name}: the front served it`);
+  }
+  // The call line and metrics are the same records (durations aside).
+  const line = (gw: typeof front) => {
+    const calls = gw.logs.filter((l) => l.msg === 'call').map((l) => ({ ...(l.call as Record<string, unknown>), totalMs: 0, upstreamMs: 0 }));
+    return calls;
+  };
+  t.same(line(front), line(fastify), 'the same call log lines');
+  t.ok(line(front).length >= 3, 'one per call');
+  const metrics = async (gw: typeof front) =>
+    (await (await fetch(`${gw.opsUrl}/metrics`)).text())
+      .split('\n')
+      .filter((l) => l.startsWith('a2a_egress_calls_total') || l.startsWith('a2a_egress_bytes_total') || l.startsWith('a2a_egress_normalizations_total'))
+      .join('\n');
+  const counters = await metrics(front);
+  t.match(counters, /a2a_egress_calls_total\{[^}]*remote="own"[^}]*\} 3/, 'the calls were counted');
+  t.equal(counters, await metrics(fastify), 'the same call counters');
+
+  // maxRequestsPerSocket: 2 — the second reply on a socket says Connection: close, through the front as before.
+  const twoOnOneSocket = async (gw: typeof front) => {
+    const socket = connect(port(gw), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (c: Buffer) => received.push(c));
+    const closed = new Promise((r) => socket.once('close', r));
+    socket.write(post('/', rpcBody('tasks/get', 1)));
+    while (!complete(Buffer.concat(received).toString('latin1'))) await delay(5);
+    socket.write(post('/', rpcBody('tasks/get', 2)));
+    await Promise.race([closed, delay(3000)]);
+    socket.destroy();
+    return Buffer.concat(received).toString('latin1').replace(/\r\nDate: [^\r]*\r\n/g, '\r\nDate: <date>\r\n');
+  };
+  const socketFront = await twoOnOneSocket(front);
+  t.equal(socketFront, await twoOnOneSocket(fastify), 'maxRequestsPerSocket: byte for byte');
+  t.match(socketFront, /\r\nConnection: close\r\n/, 'the last request of the socket is told so');
 });
 
 t.test("calls handed to Fastify: the same bytes as before, from Fastify's own routes", async (t) => {
