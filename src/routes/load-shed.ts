@@ -36,7 +36,9 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
   await app.register(underPressure, {});
   if (!samples.has(ctx)) samples.set(ctx, () => app.memoryUsage());
   app.addHook('onRequest', async (request, reply) => {
-    if (!pressureExceeded(ctx.config().server, app.memoryUsage()) || opts.exempt(request)) return undefined;
+    const server = ctx.config().server;
+    // Off by default: then the sample is not even read (it was a new object per request).
+    if (!sheddingOn(server) || !pressureExceeded(server, app.memoryUsage()) || opts.exempt(request)) return undefined;
     opts.refuse(request, reply, 'GATEWAY_OVERLOADED', { 'retry-after': '1' });
     return reply;
   });
@@ -47,8 +49,15 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
  * the same sample as the HTTP routes. False until the HTTP routes are up (nothing sampled yet).
  */
 export function shedding(ctx: GatewayContext): boolean {
+  const server = ctx.config().server;
+  if (!sheddingOn(server)) return false;
   const sample = samples.get(ctx);
-  return sample !== undefined && pressureExceeded(ctx.config().server, sample());
+  return sample !== undefined && pressureExceeded(server, sample());
+}
+
+/** Whether either threshold is set (both 0: shedding is off and no sample is read). */
+function sheddingOn(server: Readonly<ServerConfig>): boolean {
+  return server.maxEventLoopDelayMs > 0 || server.maxHeapUsedBytes > 0;
 }
 
 /** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against under-pressure's last sample. */
