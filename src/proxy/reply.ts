@@ -60,17 +60,20 @@ export function sendEnvelope(
 }
 
 /**
- * The envelope's headers as Fastify writes them for the chain above, in its order: the extra headers (names lower-cased,
- * a repeated name keeping its first place and its last value), then connection, cache-control, x-request-id,
- * content-type and content-length, each overriding an extra header of its name in that header's place.
+ * The envelope's headers in the order Fastify writes them for the chain above: no extra headers (the usual case) is
+ * one array literal; otherwise the same merge (the object spread, then each name lower-cased in its order, a later
+ * value of a name replacing an earlier one in its place), then content-type and content-length.
  */
 export function envelopeHeaders(extra: Readonly<Record<string, string>>, closing: boolean, requestId: string, length: number): string[] {
+  let any = false;
+  for (const _ in extra) {
+    any = true;
+    break;
+  }
+  if (!any && !closing) return ['cache-control', 'no-store', 'x-request-id', requestId, 'content-type', JSON_TYPE, 'content-length', String(length)];
+  const merged: Record<string, string> = { ...extra, ...(closing ? { connection: 'close' } : {}), 'cache-control': 'no-store', 'x-request-id': requestId };
   const out: string[] = [];
-  for (const name in extra) put(out, name.toLowerCase(), extra[name]!);
-  if (out.length === 0 && !closing) return ['cache-control', 'no-store', 'x-request-id', requestId, 'content-type', JSON_TYPE, 'content-length', String(length)];
-  if (closing) put(out, 'connection', 'close');
-  put(out, 'cache-control', 'no-store');
-  put(out, 'x-request-id', requestId);
+  for (const name of Object.keys(merged)) put(out, name.toLowerCase(), merged[name]!);
   put(out, 'content-type', JSON_TYPE);
   put(out, 'content-length', String(length));
   return out;
