@@ -24,7 +24,7 @@ import { isCardCacheKeyOf } from './routes/agent-card.js';
 import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
 import type { GrpcAddresses } from './routes/grpc-listeners.js';
 import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from './routes/caller-timeout.js';
-import { createCallFront, type CallFront } from './routes/call-front.js';
+import { createCallFront, type CallFront, type CallFrontOptions } from './routes/call-front.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
@@ -181,7 +181,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
     return instance;
   };
   // The routes' JSON-RPC call path, taken by the call front of the listener it is registered on.
-  const attachFront = (instance: FastifyInstance, listenerRemote?: string) => (route: Parameters<typeof createCallFront>[0]['route']) => {
+  const attachFront = (instance: FastifyInstance, listenerRemote?: string) => (route: CallFrontOptions['route']) => {
     const slot = frontSlots.get(instance);
     if (slot) slot.front = createCallFront({ route, callerAuth: callerCheck, logger: instance.log, listenerRemote });
   };

@@ -200,6 +200,25 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
   }
 });
 
+t.test('a caller leaving mid-body: the same call line (CALLER_CLOSED), nothing sent upstream', async (t) => {
+  const pair = await startPair(t, remotesYaml());
+  const lines: Record<string, unknown>[] = [];
+  for (const gw of [pair.front, pair.fastify]) {
+    const before = gw.logs.length;
+    const socket = connect(portOf(gw), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('POST /remotes/a HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-request-id: leaving\r\ncontent-length: 100\r\n\r\n{"jsonrpc":');
+    await delay(50);
+    socket.destroy();
+    const until = Date.now() + 3000;
+    while (!gw.logs.slice(before).some((l) => l.msg === 'call') && Date.now() < until) await delay(10);
+    const line = gw.logs.slice(before).find((l) => l.msg === 'call');
+    lines.push({ ...(line?.call as Record<string, unknown>), totalMs: 0, requestId: line?.requestId });
+  }
+  t.same(lines[0], lines[1], 'the same call line');
+  t.match(lines[0], { remote: 'a', outcome: 'CALLER_CLOSED', requestId: 'leaving' });
+});
+
 t.test("a remote's own listener: the front serves its root; the same bytes, log line and metrics", async (t) => {
   const yaml = `server: { maxRequestsPerSocket: 2 }\n${remotesYaml()}  own: { url: '${upstreamUrl}/a2a', listen: { port: 0 } }\n`;
   const [front, fastify] = await Promise.all([startOpsGateway(yaml), startOpsGateway(yaml, { callFront: false })]);
