@@ -200,7 +200,7 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
   }
 });
 
-t.test('a caller leaving mid-body: the same call line (CALLER_CLOSED), nothing sent upstream', async (t) => {
+t.test('a caller leaving mid-body: the same call line (CALLER_CLOSED) with the front as without', async (t) => {
   const pair = await startPair(t, remotesYaml());
   const lines: Record<string, unknown>[] = [];
   for (const gw of [pair.front, pair.fastify]) {
