@@ -1,18 +1,23 @@
 /**
  * Fetching a remote's agent card: one GET through the gateway's upstream
- * pools and the remote's policy, a byte cap on the decoded body, a deadline
- * from the caller's AbortSignal. Failures become a CardFetchError carrying a
- * gateway Reason; nothing the remote sent is ever put in an error message.
+ * exchange (upstream/exchange.ts, the one module of calls, streams and card
+ * fetches) on the remote's pools, under the remote's policy, with a byte cap
+ * on the decoded body and the remote's `timeouts.cardMs` deadline on the
+ * fetch's own abort point (upstream/call-abort.ts); the caller's AbortSignal
+ * can end it sooner. Failures become a CardFetchError carrying a gateway
+ * Reason; nothing the remote sent is ever put in an error message.
  */
 import { VERSION } from '../version.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { CallAbort } from '../upstream/call-abort.js';
 import { literalHostDenied } from '../upstream/egress.js';
-import { BREAKER_FAILURES, classifyTransportError } from '../upstream/errors.js';
+import { CallAborted, classifyTransportError } from '../upstream/errors.js';
 import type { UpstreamPools } from '../upstream/pools.js';
-import { headerValue, readCappedBody } from '../upstream/read-body.js';
+import { sendUnary } from '../upstream/unary-exchange.js';
 import type { Telemetry } from '../telemetry/tracing.js';
 
 export interface FetchedCardResponse {
@@ -102,7 +107,9 @@ export interface CardFetcherDeps {
  * Card fetches go through the same upstream machinery as calls: the pool
  * (egress guard on every connect, TLS settings, framing guard, header size
  * cap, no redirects: a 3xx arrives as a non-2xx status), the capped decoded
- * read counted in the buffer budget, and the caller-given deadline.
+ * read counted in the buffer budget, and the remote's card deadline
+ * (`timeouts.cardMs`, admission included) or the caller's signal, whichever
+ * ends first.
  *
  * On the remote's own origin a card fetch is a request to the remote like
  * any other, so it takes a rate token and a concurrency slot, is refused
@@ -125,40 +132,51 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
     const policy = sameOrigin ? deps.policy?.(remote.name) : undefined;
     const lease = deps.budget?.lease();
     let release: (() => void) | undefined;
-    let verdict: 'success' | 'failure' | 'none' = 'none';
+    let verdict: BreakerVerdict = 'none';
+    // One abort point: the card deadline (a shared timer queue) and the caller's signal.
+    const abort = new CallAbort();
+    abort.startTotal(remote.timeouts.cardMs);
+    let callerAborted = false;
+    const onCallerAbort = () => {
+      callerAborted = true;
+      // The callers' signals are deadlines of theirs; a CallAborted carries its own reason.
+      abort.abort(signal.reason instanceof CallAborted ? signal.reason.reason : 'UPSTREAM_TIMEOUT');
+    };
+    if (signal.aborted) onCallerAbort();
+    else signal.addEventListener('abort', onCallerAbort, { once: true });
+    /** The card deadline's own expiry says so (the caller's signal says what it likes). */
+    const detailOf = (reason: Reason) => (reason === 'UPSTREAM_TIMEOUT' && abort.aborted && !callerAborted ? `no card within ${remote.timeouts.cardMs} ms` : undefined);
     const trace = deps.telemetry?.cardsActive ? deps.telemetry.startCardFetch({ remote: remote.name, url, traceparent: opts.traceparent, tracestate: opts.tracestate }) : undefined;
     try {
       if (literalHostDenied(url, remote.allowPrivateNetwork)) throw new CardFetchError('EGRESS_DENIED');
-      if (policy) release = await policy.admit(signal);
-      const response = await deps.pools.get(remote, url.origin).request({
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        signal,
-        headers: {
-          accept: 'application/json',
-          'user-agent': userAgent,
-          ...(opts.a2aVersion ? { 'a2a-version': opts.a2aVersion } : {}),
-          ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
-          ...(trace?.traceparent ? { traceparent: trace.traceparent } : {}),
-          ...(trace?.tracestate ? { tracestate: trace.tracestate } : {}),
-        },
-      });
+      if (policy) release = await policy.admit(abort.signal);
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': userAgent,
+        ...(opts.a2aVersion ? { 'a2a-version': opts.a2aVersion } : {}),
+        ...(opts.requestId ? { 'x-request-id': opts.requestId } : {}),
+        ...(trace?.traceparent ? { traceparent: trace.traceparent } : {}),
+        ...(trace?.tracestate ? { tracestate: trace.tracestate } : {}),
+      };
+      const response = await sendUnary(deps.pools.get(remote, url.origin), { path: `${url.pathname}${url.search}`, method: 'GET', headers, body: null }, { maxBytes: remote.limits.maxCardBytes, hold: lease }, abort);
       httpStatus = response.statusCode;
-      const read = await readCappedBody(response.body, headerValue(response.headers['content-encoding']), remote.limits.maxCardBytes, lease);
-      if (!read.ok) throw new CardFetchError(read.reason, { cause: read.error, httpStatus });
+      const read = await response.readBody();
+      if (!read.ok) throw new CardFetchError(read.reason, { cause: read.error, httpStatus, detail: detailOf(read.reason) });
       bytes = read.body.length;
-      verdict = httpStatus >= 500 ? 'failure' : 'success';
+      verdict = breakerVerdict(httpStatus, 'ok');
       if (httpStatus < 200 || httpStatus > 299) outcome = 'UPSTREAM_HTTP_ERROR';
       return { status: httpStatus, headers: response.headers, body: read.body };
     } catch (err) {
       const failure =
         err instanceof CardFetchError ? err
         : err instanceof LimitError ? new CardFetchError(err.reason, { cause: err, detail: err.retryAfterMs !== undefined ? `retry after ${Math.ceil(err.retryAfterMs)} ms` : undefined })
-        : new CardFetchError(classifyTransportError(err), { cause: err });
+        : new CardFetchError(classifyTransportError(err), { cause: err, detail: detailOf(classifyTransportError(err)) });
       outcome = failure.reason;
-      if (BREAKER_FAILURES.has(failure.reason)) verdict = 'failure';
+      verdict = breakerVerdict(httpStatus, failure.reason);
       throw failure;
     } finally {
+      abort.finish();
+      signal.removeEventListener('abort', onCallerAbort);
       release?.();
       lease?.release();
       if (policy && verdict === 'failure') policy.breaker.onFailure();

@@ -10,7 +10,6 @@
  * codec writes what it returns. No Fastify here.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import { checkResult } from '../a2a/result-validate.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
@@ -22,8 +21,9 @@ import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { tracedAttempt } from '../telemetry/call-trace.js';
 import type { CallTelemetry } from '../telemetry/tracing.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
-import { BREAKER_FAILURES, RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { UpstreamAnswer } from '../upstream/read-body.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
 import type { A2ACall } from '../core/call.js';
@@ -107,10 +107,6 @@ export function upstreamHeadersOf(env: RunnerEnv, target: RunTarget, request: Up
   return headers;
 }
 
-export function sendRequest(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  return env.ctx.pools.get(target.remote).request({ path: request.path, method: request.method, headers, body: request.body ?? null, signal });
-}
-
 /** The remote's response headers a caller may see, without any holding a credential. */
 export function callerHeadersOf(res: { readonly headers: IncomingHttpHeaders }, runtime: RemoteRuntime, log: CallLog): Record<string, string> {
   const filtered = filterUpstreamResponseHeaders(res.headers);
@@ -155,10 +151,6 @@ export function finishOutcome(env: RunnerEnv, target: RunTarget, outcome: Outcom
   return out.kind === 'result' && target.rewriteResult ? target.rewriteResult(out) : out;
 }
 
-export function isBreakerFailure(status: number, outcome: Outcome): boolean {
-  return status >= 500 || (outcome.kind === 'error' && BREAKER_FAILURES.has(outcome.reason));
-}
-
 /** One unary call through the remote's codec. */
 export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall, log: CallLog): Promise<RunResult> {
   const { ctx, out } = env;
@@ -179,7 +171,7 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
   let release: (() => void) | undefined;
   const lease = ctx.budget.lease();
   let result: RunResult;
-  let verdict: 'success' | 'failure' | 'none' = 'none';
+  let verdict: BreakerVerdict = 'none';
   try {
     // The signal is made only if the call has to wait in the concurrency queue.
     release = await runtime.admit(() => abort.signal);
@@ -199,13 +191,15 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
         ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: abort.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
         : await attempt();
     abort.stopHeaders();
+    // The upstream duration: request sent → response head (retries included), for every kind of call (upstream/exchange.ts).
+    const upstreamMs = performance.now() - upstreamStarted;
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
+    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
     const outcome = await readReply(env, target, res, (reply) => codec.reply(call, reply, policy));
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
-    log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
-    verdict = isBreakerFailure(res.statusCode, outcome) ? 'failure' : 'success';
+    verdict = breakerVerdict(res.statusCode, outcome.kind === 'error' ? outcome.reason : 'ok');
     result = { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders };
   } catch (err) {
     if (err instanceof LimitError) result = limitResult(env, remote.name, err);
@@ -213,7 +207,7 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
       const reason = classifyTransportError(err);
       if (reason === 'GATEWAY_ERROR') env.onInternalError(err);
       else env.logger.debug({ requestId: env.requestId, err: describeForLog(err) }, 'upstream call failed');
-      if (BREAKER_FAILURES.has(reason)) verdict = 'failure';
+      verdict = breakerVerdict(undefined, reason);
       result = { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} };
     }
   } finally {

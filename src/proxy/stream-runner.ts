@@ -8,22 +8,23 @@
  * before the remote answered). The concurrency slot is held for the
  * stream's whole life.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { CallLog } from './context.js';
 import { relayStream } from '../stream/relay.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { answerOf, headerValue } from '../upstream/read-body.js';
+import { sendExchange } from '../upstream/exchange.js';
+import { headerValue } from '../upstream/read-body.js';
 import type { A2ACall } from '../core/call.js';
 import {
   callerHeadersOf,
   codecPolicyOf,
   finishOutcome,
-  isBreakerFailure,
   limitResult,
   readReply,
-  sendRequest,
   upstreamHeadersOf,
   type RunResult,
   type RunTarget,
@@ -53,7 +54,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   if (!built.ok) return { relayed: false, result: { outcome: built.error, headers: {} } };
 
   // One abort point (upstream/call-abort.ts): the headers and total deadlines (shared timer queues), the caller
-  // leaving, the drain's end. Its signal is made for undici's request() (and a wait in the concurrency queue).
+  // leaving, the drain's end. The upstream exchange is its target; a signal is made only for a wait in the concurrency queue.
   const abort = new CallAbort();
   // Until the relay takes over (its own timers bound the stream), the headers wait and a non-stream body are bounded.
   abort.startTotal(remote.timeouts.totalMs);
@@ -67,20 +68,27 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   let release: (() => void) | undefined;
   const lease = ctx.budget.lease();
   let run: StreamRun;
+  let verdict: BreakerVerdict = 'none';
   try {
     release = await runtime.admit(() => abort.signal);
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(built.request.path, target.base), headers: upstreamHeadersOf(env, target, built.request, true), binding: target.codec.binding, method: built.request.method };
-    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) => sendRequest(env, target, built.request, sent, abort.signal));
+    const streamIf = (status: number, headers: IncomingHttpHeaders) => codec.isEventStream(status, headerValue(headers['content-type']));
+    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) =>
+      sendExchange(ctx.pools.get(remote), { path: built.request.path, method: built.request.method, headers: sent, body: built.request.body ?? null }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf }, abort),
+    );
     abort.stopHeaders();
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
+    // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
+    const upstreamMs = performance.now() - upstreamStarted;
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
+    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
-    if (!codec.isEventStream(res.statusCode, headerValue(res.headers['content-type']))) {
-      const outcome = await readReply(env, target, answerOf(res, remote.limits.maxResponseBytes, lease), (reply) => codec.streamBody(call, reply, policy));
-      if (isBreakerFailure(res.statusCode, outcome)) runtime.breaker.onFailure();
-      else runtime.breaker.onSuccess();
+    const body = res.stream;
+    if (body === undefined) {
+      const outcome = await readReply(env, target, res, (reply) => codec.streamBody(call, reply, policy));
+      verdict = breakerVerdict(res.statusCode, outcome.kind === 'error' ? outcome.reason : 'ok');
       // Redacted like a unary reply: a remote may echo its credential in an error (or a single result) as well as in events.
       run = { relayed: false, result: { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders } };
     } else {
@@ -100,7 +108,6 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
         },
       );
       caller.takeOver();
-      const body = res.body;
       ctx.metrics.openStreams.inc({ remote: remote.name });
       const trace = traceStreamStart(env.trace);
       const relayed = await relayStream(
@@ -124,8 +131,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       log.bytesOut = relayed.bytesOut;
       if (relayed.redactions) log.redactions = (log.redactions ?? 0) + relayed.redactions;
       ctx.metrics.streamEvents.inc({ remote: remote.name }, relayed.events);
-      if (res.statusCode >= 500) runtime.breaker.onFailure();
-      else runtime.breaker.onSuccess();
+      verdict = breakerVerdict(res.statusCode, relayed.outcome);
       run = { relayed: true };
     }
   } catch (err) {
@@ -134,7 +140,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       const reason = classifyTransportError(err);
       if (reason === 'GATEWAY_ERROR') env.onInternalError(err);
       else env.logger.debug({ requestId: env.requestId, err: describeForLog(err) }, 'upstream stream call failed');
-      if (reason !== 'CALLER_CLOSED' && reason !== 'GATEWAY_ERROR') runtime.breaker.onFailure();
+      verdict = breakerVerdict(undefined, reason);
       run = { relayed: false, result: { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} } };
     }
   } finally {
@@ -143,5 +149,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
     release?.();
     lease.release();
   }
+  if (verdict === 'failure') runtime.breaker.onFailure();
+  else if (verdict === 'success') runtime.breaker.onSuccess();
   return run;
 }

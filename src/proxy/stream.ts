@@ -7,6 +7,7 @@
  * sends: a stream only once there is one. The concurrency slot is held for
  * the stream's whole life.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
@@ -17,17 +18,18 @@ import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
-import { isEventStream, relayStream, type StreamRelayOptions } from '../stream/relay.js';
+import { isEventStream, relayStream, type StreamOutcome, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { answerOf } from '../upstream/read-body.js';
+import { sendExchange, type StreamSource, type UpstreamResponse } from '../upstream/exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
-import { breakerVerdictOf, normalizeUpstreamReply } from './upstream-reply.js';
-import { sendUpstream, upstreamHeaders } from './upstream-request.js';
+import { normalizeUpstreamReply } from './upstream-reply.js';
+import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, errorAsEventStream, reportDropped, translateResult, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 import { oneLine } from '../stream/event-normalize.js';
 import { openEventStream, writeText } from '../stream/sse-writer.js';
@@ -43,7 +45,7 @@ export async function streamCall(
   const { remote, runtime, call, path, caller, bridge } = target;
   const onDropped = (direction: 'response' | 'event', labels: readonly string[]) => bridge && reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels);
   // One abort point (upstream/call-abort.ts): the headers and total deadlines (shared timer queues), the caller
-  // leaving, the drain's end. Its signal is made for undici's request() (and a wait in the concurrency queue).
+  // leaving, the drain's end. The upstream exchange is its target; a signal is made only for a wait in the concurrency queue.
   const abort = new CallAbort();
   // Until the relay takes over (its own timers bound the stream), the wait for response headers is bounded,
   // and so is reading a body that is not a stream (the unary total deadline).
@@ -61,6 +63,7 @@ export async function streamCall(
   let normalized: Normalized | undefined;
   let answeredUpstream = false;
   let responseHeaders: Record<string, string> = {};
+  let verdict: BreakerVerdict = 'none';
   // The relay never throws; what it has to swallow is logged and counted here.
   const onInternalError = (err: unknown) =>
     reportInternalError(request.log, ctx.metrics.internalErrors, 'stream', err, { requestId: request.id, remote: remote.name });
@@ -69,10 +72,13 @@ export async function streamCall(
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(path, remote.url), headers: withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge) };
     const res = await tracedAttempt(callTraceOf(reply), upstream, classifyTransportError, (sent) =>
-      sendUpstream(ctx, remote, sent, { path, body: call.raw, streaming: true, signal: abort.signal }),
+      sendExchange(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf: eventStreamHead }, abort),
     );
     abort.stopHeaders();
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
+    // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
+    const upstreamMs = performance.now() - upstreamStarted;
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
+    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const redactor = runtime.redactor();
@@ -81,23 +87,22 @@ export async function streamCall(
       responseHeaders = kept.headers;
       if (kept.count > 0) log.redactions = kept.count;
     }
-    if (!isEventStream(res)) {
+    const stream = res.stream;
+    if (stream === undefined) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
-      normalized = await normalizeUpstreamReply(request, answerOf(res, remote.limits.maxResponseBytes, lease), { remote, call, caller, redactor, onInternalError });
+      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError });
       answeredUpstream = true;
       if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped });
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
-      if (breakerVerdictOf(res.statusCode, normalized) === 'failure') runtime.breaker.onFailure();
-      else runtime.breaker.onSuccess();
+      verdict = breakerVerdict(res.statusCode, normalized.outcome);
     } else {
       abort.stopTotal();
       lease.release();
       // Asked per event: a token file that rotates during a long stream is redacted from the events after it.
       const liveRedactor = runtime.credentials ? () => runtime.redactor() : undefined;
       const translate = bridge && ((result: unknown) => translateResult(bridge, result, { onDropped }, 'event'));
-      await relay(ctx, reply, res, { remote, call, caller, redactor: liveRedactor, onInternalError, translate }, responseHeaders, log);
-      if (res.statusCode >= 500) runtime.breaker.onFailure();
-      else runtime.breaker.onSuccess();
+      const ended = await relay(ctx, reply, res, stream, { remote, call, caller, redactor: liveRedactor, onInternalError, translate }, responseHeaders, log);
+      verdict = breakerVerdict(res.statusCode, ended);
     }
   } catch (err) {
     if (err instanceof LimitError) {
@@ -108,7 +113,7 @@ export async function streamCall(
       const reason = classifyTransportError(err);
       if (reason === 'GATEWAY_ERROR') onInternalError(err);
       else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
-      if (reason !== 'CALLER_CLOSED' && reason !== 'GATEWAY_ERROR') runtime.breaker.onFailure();
+      verdict = breakerVerdict(undefined, reason);
       normalized = fail(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
@@ -117,6 +122,8 @@ export async function streamCall(
     release?.();
     lease.release();
   }
+  if (verdict === 'failure') runtime.breaker.onFailure();
+  else if (verdict === 'success') runtime.breaker.onSuccess();
   if (normalized && errorAsEventStream(bridge, answeredUpstream, normalized)) return sendErrorEvent(ctx, reply, normalized, log, started, responseHeaders);
   if (normalized) return sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
   finishCall(ctx, reply, log, started);
@@ -139,7 +146,8 @@ function sendErrorEvent(ctx: GatewayContext, reply: CallReply, normalized: Norma
 async function relay(
   ctx: GatewayContext,
   reply: CallReply,
-  res: Awaited<ReturnType<typeof sendUpstream>>,
+  res: UpstreamResponse,
+  body: StreamSource,
   target: {
     remote: RemoteConfig;
     call: CallerRequest;
@@ -150,11 +158,10 @@ async function relay(
   },
   responseHeaders: Record<string, string>,
   log: CallLog,
-): Promise<void> {
+): Promise<StreamOutcome['outcome']> {
   const { remote, call, caller, redactor, onInternalError, translate } = target;
   // From here on the relay writes the raw response; Fastify must not answer too.
   reply.hijack();
-  const body = res.body;
   const checkResult = remote.limits.validateResults ? (result: unknown) => problemOf(call.method, result) : undefined;
   ctx.metrics.openStreams.inc({ remote: remote.name });
   const trace = traceStreamStart(callTraceOf(reply));
@@ -182,9 +189,13 @@ async function relay(
   log.bytesOut = outcome.bytesOut;
   if (outcome.redactions) log.redactions = (log.redactions ?? 0) + outcome.redactions;
   ctx.metrics.streamEvents.inc({ remote: remote.name }, outcome.events);
+  return outcome.outcome;
 }
 
 function problemOf(method: string, result: unknown): string | undefined {
   const check = checkMethodResult(method, result);
   return check.ok ? undefined : check.problem;
 }
+
+/** The head of an event stream: the exchange streams its body to the relay (anything else is read whole). */
+const eventStreamHead = (statusCode: number, headers: IncomingHttpHeaders): boolean => isEventStream({ statusCode, headers });

@@ -15,13 +15,14 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
-import { BREAKER_FAILURES, RETRYABLE, breakerVerdictOf, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
+import { RETRYABLE, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 
@@ -54,7 +55,7 @@ export async function unaryCall(
   const lease = ctx.budget.lease();
   let normalized: Normalized;
   let responseHeaders: Record<string, string> = {};
-  let breakerVerdict: 'success' | 'failure' | 'none' = 'none';
+  let verdict: BreakerVerdict = 'none';
   try {
     // The signal is made only if the call has to wait in the concurrency queue.
     release = await runtime.admit(() => abort.signal);
@@ -82,6 +83,10 @@ export async function unaryCall(
           })
         : await attempt();
     abort.stopHeaders();
+    // The upstream duration: request sent → response head (retries included), for every kind of call (upstream/exchange.ts).
+    const upstreamMs = performance.now() - upstreamStarted;
+    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
+    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const redactor = runtime.redactor();
@@ -93,9 +98,7 @@ export async function unaryCall(
     normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, rewriteResult);
     if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, (performance.now() - upstreamStarted) / 1000);
-    log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
-    breakerVerdict = breakerVerdictOf(res.statusCode, normalized);
+    verdict = breakerVerdict(res.statusCode, normalized.outcome);
   } catch (err) {
     if (err instanceof LimitError) {
       const limited = limitReply(call.id, remote.name, err, caller);
@@ -106,7 +109,7 @@ export async function unaryCall(
       if (reason === 'GATEWAY_ERROR') onInternalError(err);
       else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
       normalized = fail(call.id, reason, { remote: remote.name, caller });
-      if (BREAKER_FAILURES.has(reason)) breakerVerdict = 'failure';
+      verdict = breakerVerdict(undefined, reason);
     }
   } finally {
     abort.finish();
@@ -114,7 +117,7 @@ export async function unaryCall(
     release?.();
     lease.release();
   }
-  if (breakerVerdict === 'failure') runtime.breaker.onFailure();
-  else if (breakerVerdict === 'success') runtime.breaker.onSuccess();
+  if (verdict === 'failure') runtime.breaker.onFailure();
+  else if (verdict === 'success') runtime.breaker.onSuccess();
   sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
 }

@@ -12,11 +12,11 @@ import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../env
 import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
-import { BREAKER_FAILURES, describeForLog } from '../upstream/errors.js';
+import { describeForLog } from '../upstream/errors.js';
 import type { UpstreamAnswer } from '../upstream/read-body.js';
 
 // Defined beside the error classifier: card fetches (src/a2a) use the same breaker rule.
-export { BREAKER_FAILURES, RETRYABLE } from '../upstream/errors.js';
+export { RETRYABLE } from '../upstream/errors.js';
 
 /** A second look at a successful result (e.g. rewriting an extended agent card); returns the envelope to send. */
 export type ResultRewrite = (result: unknown, call: { request: CallRequest; remote: RemoteConfig; callerId: JsonRpcId; caller: CallerGeneration }) => Normalized;
@@ -63,7 +63,3 @@ function validatedResult(normalized: Normalized, { remote, call, caller }: Reply
   return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', errorFacts, check.problem);
 }
 
-/** The breaker's verdict on an answered call. */
-export function breakerVerdictOf(statusCode: number, normalized: Normalized): 'success' | 'failure' {
-  return statusCode >= 500 || BREAKER_FAILURES.has(normalized.outcome) ? 'failure' : 'success';
-}

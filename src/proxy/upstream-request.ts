@@ -1,17 +1,9 @@
-/** The request the gateway sends a remote: its headers and the pool call. */
+/** The headers of the request the gateway sends a remote (the call itself: upstream/exchange.ts). */
 import type { CallRequest } from '../jsonrpc/call-io.js';
-import type { Dispatcher } from 'undici';
 import type { RemoteConfig } from '../config/schema.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import type { GatewayContext } from './context.js';
-
-export interface UpstreamRequest {
-  readonly path: string;
-  readonly body: Buffer;
-  readonly streaming: boolean;
-  readonly signal: AbortSignal;
-}
 
 export function upstreamHeaders(
   ctx: GatewayContext,
@@ -31,19 +23,4 @@ export function upstreamHeaders(
     'accept-encoding': streaming ? 'identity' : 'gzip, deflate, br',
     'user-agent': ctx.userAgent,
   };
-}
-
-export function sendUpstream(
-  ctx: GatewayContext,
-  remote: RemoteConfig,
-  headers: Record<string, string>,
-  req: UpstreamRequest,
-): Promise<Dispatcher.ResponseData> {
-  return ctx.pools.get(remote).request({
-    path: req.path,
-    method: 'POST',
-    headers,
-    body: req.body,
-    signal: req.signal,
-  });
 }

@@ -11,6 +11,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { StreamSink, StreamSource } from '../upstream/exchange.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
@@ -20,8 +21,11 @@ import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from './ss
 export interface StreamUpstream {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
-  /** undici's response body (raw bytes; the gateway asks the remote for identity encoding). */
-  body: Readable;
+  /**
+   * The raw body bytes (the gateway asks the remote for identity encoding): the upstream exchange's streamed
+   * read (upstream/exchange.ts), or any Readable.
+   */
+  body: StreamSource | Readable;
 }
 
 export interface StreamRelayOptions {
@@ -33,7 +37,7 @@ export interface StreamRelayOptions {
   out: ServerResponse;
   /** Extra response headers the gateway sets (x-request-id, filtered a2a-version...). */
   headers?: Record<string, string>;
-  /** Destroys the upstream request and its socket at once. */
+  /** Destroys the upstream request and its socket at once (before the body itself is destroyed). */
   abortUpstream: () => void;
   /** Gateway shutdown: end the stream with one GATEWAY_SHUTDOWN error event. */
   shutdown?: AbortSignal;
@@ -82,8 +86,51 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** A Readable as a StreamSource: 'error', or 'close' before 'end', is the transfer breaking. */
+function readableSource(body: Readable): StreamSource {
+  let sink: StreamSink | undefined;
+  let ended = false;
+  // An error listener from the first moment: a failing body must never become an uncaught error (it stays on).
+  body.on('error', (err: Error) => sink?.error(err));
+  const onData = (chunk: Buffer | string) => sink?.data(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  const onEnd = () => {
+    ended = true;
+    sink?.end();
+  };
+  const onClose = () => {
+    if (!ended) sink?.error(new Error('upstream body closed before its end'));
+  };
+  const detach = () => {
+    sink = undefined;
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('close', onClose);
+  };
+  return {
+    start(to) {
+      sink = to;
+      // A body that failed before we were handed it will send no further event.
+      if (body.destroyed) return to.error(new Error('upstream body destroyed before the relay started'));
+      body.on('data', onData);
+      body.on('end', onEnd);
+      body.on('close', onClose);
+    },
+    pause: () => body.pause(),
+    resume: () => body.resume(),
+    destroy() {
+      detach();
+      body.destroy();
+    },
+  };
+}
+
+function isStreamSource(body: StreamSource | Readable): body is StreamSource {
+  return typeof (body as Partial<StreamSource>).start === 'function';
+}
+
 class StreamRelay {
   private core: RelayCore | undefined;
+  private readonly source: StreamSource;
   private done = false;
   private upstreamEnded = false;
   /** Waiting for the caller to drain: upstream reading and its silence timers are paused. */
@@ -112,14 +159,13 @@ class StreamRelay {
     private readonly up: StreamUpstream,
     private readonly opts: StreamRelayOptions,
     private readonly resolve: (outcome: StreamOutcome) => void,
-  ) {}
+  ) {
+    this.source = isStreamSource(up.body) ? up.body : readableSource(up.body);
+  }
 
   start(): void {
     this.guard(() => {
       const { out, remote, shutdown } = this.opts;
-      const body = this.up.body;
-      // An error listener from the first moment: a failing body must never become an uncaught error.
-      body.on('error', this.onBodyError);
       out.on('error', noop);
       if (!openEventStream(out, this.opts.headers)) return this.callerLeft();
       out.on('close', this.onCallerClose);
@@ -141,8 +187,6 @@ class StreamRelay {
       const encoding = headerValue(this.up.headers['content-encoding'])?.trim().toLowerCase();
       if (encoding && encoding !== 'identity') return this.emit(core.stop('UNSUPPORTED_ENCODING'));
       if (shutdown?.aborted) return this.emit(core.stop('GATEWAY_SHUTDOWN'));
-      // A body that failed before we were handed it will send no further event.
-      if (body.destroyed) return this.emit(core.broken());
       shutdown?.addEventListener('abort', this.onShutdown, { once: true });
 
       const t = remote.timeouts;
@@ -151,9 +195,8 @@ class StreamRelay {
       this.noData = this.silenceTimer(t.streamNoDataMs, 'STREAM_NO_DATA', () => this.upstreamEvents);
       this.timers.push(setInterval(this.onKeepAlive, t.keepAliveMs));
 
-      body.on('data', this.onData);
-      body.on('end', this.onEnd);
-      body.on('close', this.onBodyClose);
+      // Last: the source may hand over bytes (or its end) before start returns.
+      this.source.start(this.sink);
     });
   }
 
@@ -179,10 +222,9 @@ class StreamRelay {
     return timer;
   }
 
-  private readonly onData = (chunk: Buffer | string): void =>
+  private readonly onData = (bytes: Buffer): void =>
     this.guard(() => {
       if (this.done || !this.core) return;
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       this.bytesIn += bytes.length;
       this.bytesSinceFlush = true;
       const events = this.core.push(bytes);
@@ -218,15 +260,13 @@ class StreamRelay {
       if (!this.done && this.core) this.emit(this.core.end());
     });
 
-  private readonly onBodyError = (): void =>
-    this.guard(() => {
-      if (!this.done && this.core) this.emit(this.core.broken());
-    });
-
-  private readonly onBodyClose = (): void =>
+  /** The transfer broke (reset, close before the end, the call aborted). */
+  private readonly onBroken = (): void =>
     this.guard(() => {
       if (!this.done && !this.upstreamEnded && this.core) this.emit(this.core.broken());
     });
+
+  private readonly sink: StreamSink = { data: this.onData, end: this.onEnd, error: this.onBroken };
 
   private readonly onCallerClose = (): void => {
     if (!this.done) this.callerLeft();
@@ -237,7 +277,7 @@ class StreamRelay {
     this.paused = false;
     this.idle?.refresh();
     this.noData?.refresh();
-    this.up.body.resume();
+    this.source.resume();
   };
 
   private readonly onShutdown = (): void => this.guard(() => this.emit(this.core?.stop('GATEWAY_SHUTDOWN') ?? []));
@@ -284,7 +324,7 @@ class StreamRelay {
     }
     if (written.full && !events[events.length - 1]!.final && !this.paused) {
       this.paused = true;
-      this.up.body.pause();
+      this.source.pause();
     }
   }
 
@@ -303,7 +343,7 @@ class StreamRelay {
         // Aborting is best effort (the body is destroyed below either way), but a throw here is a bug.
         this.opts.onInternalError?.(err);
       }
-      this.up.body.destroy();
+      this.source.destroy();
     }
     const outcome = this.core?.outcome ?? 'ok';
     const redacted = this.redactions > 0 ? { redactions: this.redactions } : {};
@@ -321,11 +361,6 @@ class StreamRelay {
     out.off('close', this.onCallerClose);
     out.off('drain', this.onDrain);
     shutdown?.removeEventListener('abort', this.onShutdown);
-    const body = this.up.body;
-    body.off('data', this.onData);
-    body.off('end', this.onEnd);
-    body.off('close', this.onBodyClose);
-    // onBodyError stays: destroying the body later must not raise an unhandled 'error'.
   }
 
   /** Never throws: a bug in here ends the stream with GATEWAY_ERROR instead of crashing the gateway. */

@@ -74,8 +74,11 @@ export function isGatewayBug(err: unknown): boolean {
 
 /** Failures where the request cannot have reached the remote's application (safe to retry). */
 export const RETRYABLE: ReadonlySet<Reason> = new Set(['UPSTREAM_REFUSED', 'UPSTREAM_CONNECT_TIMEOUT', 'UPSTREAM_DNS_FAILURE', 'UPSTREAM_UNREACHABLE', 'UPSTREAM_RESET']);
-/** Outcomes that count against a remote's circuit breaker (calls and card fetches alike). */
-export const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE']);
+/**
+ * Outcomes that count against a remote's circuit breaker (calls, streams and card fetches alike; the rule that
+ * uses them is breaker-verdict.ts). A stream cut mid-event is the stream's truncated response.
+ */
+export const BREAKER_FAILURES: ReadonlySet<string> = new Set([...RETRYABLE, 'UPSTREAM_TIMEOUT', 'UPSTREAM_TLS_ERROR', 'UPSTREAM_PROTOCOL_ERROR', 'TRUNCATED_RESPONSE', 'STREAM_TRUNCATED']);
 
 /**
  * `receivedBody` tells a truncated body (the remote closed after sending part

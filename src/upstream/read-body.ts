@@ -1,7 +1,9 @@
 /**
- * Reads an upstream body into memory with a hard cap on *decoded* bytes. The
- * cap is checked as bytes arrive, so a 1 GB body or a gzip bomb costs at most
- * the cap plus one chunk; when it is crossed the upstream socket is destroyed.
+ * The shapes of a capped body read, the decoder for a Content-Encoding, and
+ * readCappedBody: the same capped decoded read over any Readable (the
+ * upstream exchange reads its bodies with capped-read.ts). The cap is checked
+ * as bytes arrive, so a 1 GB body or a gzip bomb costs at most the cap plus
+ * one chunk; when it is crossed the body is destroyed.
  */
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -47,20 +49,11 @@ export function headerValue(value: string | string[] | undefined): string | unde
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** An upstream response head whose body is read whole with the unary cap (unary-exchange.ts, or `answerOf` a Readable). */
+/** An upstream response head whose body is read whole with the unary cap (exchange.ts's buffered read). */
 export interface UpstreamAnswer {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readBody(): Promise<BodyRead>;
-}
-
-/** A response whose body is a Readable (undici `request()`), read with readCappedBody when asked. */
-export function answerOf(res: { readonly statusCode: number; readonly headers: Record<string, string | string[] | undefined>; readonly body: Readable }, maxBytes: number, hold?: ByteHold): UpstreamAnswer {
-  return {
-    statusCode: res.statusCode,
-    headers: res.headers,
-    readBody: () => readCappedBody(res.body, headerValue(res.headers['content-encoding']), maxBytes, hold),
-  };
 }
 
 /** Where the bytes held while reading are counted (the gateway-wide BufferBudget); optional for card fetches. */
