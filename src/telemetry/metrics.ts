@@ -35,7 +35,7 @@ export class GatewayMetrics {
 
   readonly upstreamLatency = new Histogram({
     name: 'a2a_egress_upstream_duration_seconds',
-    help: 'Time from sending the request upstream to having the whole reply (unary) or the response headers (streams)',
+    help: 'Time from sending the request upstream to receiving the response head (retries included), for unary calls and streams alike',
     labelNames: ['remote'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
