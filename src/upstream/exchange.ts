@@ -4,9 +4,9 @@
  * with this handler object (no Readable body, no async iterator, no
  * AbortSignal, no promise per chunk), and every kind of call gets the same:
  *
- * - head handling: 1xx skipped, the status and headers of the final head
- *   (the pool's framing guard, pools.ts, has already refused untrusted
- *   framing on the raw head and destroyed such a socket);
+ * - head handling: 1xx skipped; untrusted framing (framing.ts) refused
+ *   before any body byte as UPSTREAM_PROTOCOL_ERROR, its socket destroyed;
+ *   the status and headers of the final head kept;
  * - the call's abort point (call-abort.ts): its deadlines, the caller
  *   leaving, the drain's end. Before the head the promise rejects with the
  *   CallAborted; after it the body read fails with its reason (buffered) or
@@ -28,8 +28,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Reason } from '../envelope/codes.js';
 import type { AbortTarget, CallAbort } from './call-abort.js';
-import { CappedRead, type BodyLimits } from './capped-read.js';
+import { CappedRead, type BodyLimits, type Transfer } from './capped-read.js';
 import { CallAborted } from './errors.js';
+import { hasUntrustedFraming } from './framing.js';
 import { headerValue, type BodyRead, type UpstreamAnswer } from './read-body.js';
 
 export type { BodyLimits } from './capped-read.js';
@@ -75,7 +76,7 @@ export interface ExchangeOptions {
 /** The error a stream is stopped with once its relay is done with it (no one hears it). */
 const RELAY_DONE = new CallAborted('CALLER_CLOSED');
 
-class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamResponse, StreamSource {
+class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamResponse, StreamSource, Transfer {
   statusCode = 0;
   headers: IncomingHttpHeaders = {};
   stream: StreamSource | undefined;
@@ -128,6 +129,8 @@ class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamRespo
     this.#controller = controller;
     // 1xx informational heads are not the answer (request() skipped them too).
     if (statusCode < 200 || this.#headSettled) return;
+    // Aborting inside the head callback makes undici destroy the socket; the head promise rejects with the reason.
+    if (hasUntrustedFraming(headers)) return controller.abort(new CallAborted('UPSTREAM_PROTOCOL_ERROR'));
     this.#headSettled = true;
     this.statusCode = statusCode;
     this.headers = headers;
@@ -136,7 +139,7 @@ class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamRespo
       // No byte of the body is read until the relay starts the flow.
       controller.pause();
     } else {
-      this.#buffered = new CappedRead(this.options.limits, headerValue(headers['content-encoding']), this.#transfer);
+      this.#buffered = new CappedRead(this.options.limits, headerValue(headers['content-encoding']), this);
     }
     const resolve = this.#resolveHead!;
     this.#resolveHead = this.#rejectHead = undefined;
@@ -159,7 +162,7 @@ class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamRespo
     else this.#endStream(error);
   }
 
-  // --- the streamed read (StreamSource) ---
+  // --- the transfer, as the streamed read (StreamSource) and the buffered one (Transfer) drive it ---
 
   start(sink: StreamSink): void {
     if (this.#streamDone || this.#sink) return;
@@ -195,14 +198,12 @@ class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamRespo
     else sink.error(how);
   }
 
-  // --- shared ---
+  /** The buffered read crossed a bound. */
+  refuse(reason: Reason): void {
+    this.#stop(new CallAborted(reason));
+  }
 
-  /** What the buffered read may do to the transfer. */
-  readonly #transfer = {
-    pause: () => this.#controller?.pause(),
-    resume: () => this.#controller?.resume(),
-    refuse: (reason: Reason) => this.#stop(new CallAborted(reason)),
-  };
+  // --- shared ---
 
   #failHead(error: unknown): void {
     if (this.#headSettled) return;

@@ -1,14 +1,14 @@
 /**
  * One undici connection pool per remote, built from that remote's policy:
- * connect timeout, the egress guard on every socket, TLS settings, the
- * framing guard on every response. A remote whose agent card lives on
+ * connect timeout, the egress guard on every socket, TLS settings (every
+ * request on them goes through the upstream exchange, exchange.ts, which
+ * checks each response head's framing). A remote whose agent card lives on
  * another origin gets a second pool for that origin with the same settings
  * (never a bare client). Pools are created lazily and closed with the gateway.
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { GatewayConfig, RemoteConfig } from '../config/schema.js';
 import { guardedLookup, type LookupFunction } from './egress.js';
-import { refuseUntrustedFraming } from './framing.js';
 
 export interface PoolOptions {
   /** Replaces the system resolver (tests play a rebinding DNS with it). */
@@ -31,7 +31,6 @@ export class UpstreamPools {
     const key = origin === remote.url.origin ? remote.name : `${remote.name} ${origin}`;
     let entry = this.#pools.get(key);
     if (!entry) {
-      // compose() returns a proxy over the pool: close/destroy still reach it, every request passes the framing check.
       const pool = new Pool(origin, {
         connect: {
           timeout: remote.timeouts.connectMs,
@@ -45,7 +44,7 @@ export class UpstreamPools {
         connections: remote.maxConnections,
         maxHeaderSize: 32 * 1024,
         keepAliveTimeout: 4_000,
-      }).compose(refuseUntrustedFraming);
+      });
       entry = { remote: remote.name, origin, pool };
       this.#pools.set(key, entry);
     }
