@@ -24,6 +24,7 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
+import { CallAbort } from '../upstream/call-abort.js';
 import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
 import { withRetries } from '../policy/retry.js';
 import { redactOutcome } from '../core/redact-outcome.js';
@@ -218,29 +219,28 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       const log = newLog(call, info);
       // A call of an HTTP caller (info.log) has its span from its route already.
       const trace = info?.log ? undefined : beginA2ACallTrace(ctx.telemetry, call, started);
-      // The caller's cancel, and shutdown's drainMs running out (then the call answers GATEWAY_SHUTDOWN).
-      const controller = new AbortController();
-      const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
-      const onDrainEnd = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-      signal.addEventListener('abort', onCallerGone, { once: true });
-      ctx.drainEnd.addEventListener('abort', onDrainEnd, { once: true });
+      // One abort point (upstream/call-abort.ts): the caller's cancel, and shutdown's drainMs running out (then the
+      // call answers GATEWAY_SHUTDOWN; one drain listener for all calls). Its signal is grpc-js's call cancellation.
+      const abort = new CallAbort();
+      const onCallerGone = () => abort.abort('CALLER_CLOSED');
       if (signal.aborted) onCallerGone();
+      else signal.addEventListener('abort', onCallerGone, { once: true });
+      abort.watchDrain(ctx.drainEnd);
       let reply: UnaryReply;
       let admitted: Admitted | ErrorOutcome | undefined;
       try {
-        admitted = await admit(call, controller.signal);
+        admitted = await admit(call, abort.signal);
         if ('kind' in admitted) {
           reply = { outcome: admitted };
         } else {
           const upstreamStarted = performance.now();
-          const answer = await unaryWithRetries(admitted, admitted.call, controller.signal, log);
+          const answer = await unaryWithRetries(admitted, admitted.call, abort.signal, log);
           log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
           ctx.metrics.upstreamLatency.observe({ remote: call.remote }, (performance.now() - upstreamStarted) / 1000);
           const verdict = breakerVerdictOf(answer.outcome);
           if (verdict === 'failure') admitted.runtime.breaker.onFailure();
           else if (verdict === 'success') admitted.runtime.breaker.onSuccess();
-          const aborted = controller.signal.reason instanceof CallAborted ? controller.signal.reason.reason : undefined;
-          const outcome = aborted === 'GATEWAY_SHUTDOWN' ? fail('GATEWAY_SHUTDOWN', call) : answer.outcome;
+          const outcome = abort.error?.reason === 'GATEWAY_SHUTDOWN' ? fail('GATEWAY_SHUTDOWN', call) : answer.outcome;
           const metadata = redactMetadata(admitted, answer.metadata, log);
           reply = { outcome: finishOutcome(admitted, call, outcome, log), ...(metadata ? { metadata } : {}) };
         }
@@ -248,8 +248,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         onInternalError(call, err);
         reply = { outcome: fail('GATEWAY_ERROR', call) };
       } finally {
+        abort.finish();
         signal.removeEventListener('abort', onCallerGone);
-        ctx.drainEnd.removeEventListener('abort', onDrainEnd);
         if (admitted && !('kind' in admitted)) admitted.release();
       }
       log.outcome = reply.outcome.kind === 'result' ? 'ok' : reply.outcome.reason;
@@ -268,13 +268,13 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       // A call of an HTTP caller (info.log) has its span from its route already.
       const trace = info?.log ? undefined : beginA2ACallTrace(ctx.telemetry, call, started);
       let streamTrace: StreamTelemetry | undefined;
-      // The caller leaving, or the gateway starting to shut down (the stream then ends with GATEWAY_SHUTDOWN).
-      const controller = new AbortController();
-      const onCallerGone = () => controller.abort(new CallAborted('CALLER_CLOSED'));
-      const onShutdown = () => controller.abort(new CallAborted('GATEWAY_SHUTDOWN'));
-      sink.signal.addEventListener('abort', onCallerGone, { once: true });
-      ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+      // One abort point: the caller leaving, or the gateway starting to shut down (the stream then ends with
+      // GATEWAY_SHUTDOWN; one shutdown listener for all calls). Its signal is grpc-js's call cancellation.
+      const abort = new CallAbort();
+      const onCallerGone = () => abort.abort('CALLER_CLOSED');
       if (sink.signal.aborted) onCallerGone();
+      else sink.signal.addEventListener('abort', onCallerGone, { once: true });
+      abort.watchDrain(ctx.shutdown);
       let finalError: ErrorOutcome | undefined;
       let ended = false;
       const end = (error?: ErrorOutcome) => {
@@ -285,7 +285,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       };
       let admitted: Admitted | ErrorOutcome | undefined;
       try {
-        admitted = await admit(call, controller.signal);
+        admitted = await admit(call, abort.signal);
         if ('kind' in admitted) {
           end(admitted);
         } else {
@@ -295,8 +295,14 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
           const upstreamStarted = performance.now();
           // What the client writes passes through here: redaction, counting, and the shutdown ending.
           const relay: EventSink = {
-            signal: controller.signal,
-            open: (metadata) => sink.open(redactMetadata(open, metadata, log) ?? {}),
+            signal: abort.signal,
+            open: (metadata) => {
+              // The response head (its metadata): the upstream duration's one meaning, request sent → response head.
+              const upstreamMs = performance.now() - upstreamStarted;
+              log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+              ctx.metrics.upstreamLatency.observe({ remote: call.remote }, upstreamMs / 1000);
+              return sink.open(redactMetadata(open, metadata, log) ?? {});
+            },
             write: (event) => {
               const out = finishOutcome(open, call, event, log);
               if (out.kind === 'error') {
@@ -309,8 +315,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
               return sink.write(out);
             },
             end: (error) => {
-              const reason = controller.signal.reason instanceof CallAborted ? controller.signal.reason.reason : undefined;
-              if (reason === 'GATEWAY_SHUTDOWN') return end(fail('GATEWAY_SHUTDOWN', call));
+              if (abort.error?.reason === 'GATEWAY_SHUTDOWN') return end(fail('GATEWAY_SHUTDOWN', call));
               end(error ? finishError(open, call, error, log) : undefined);
             },
           };
@@ -319,7 +324,6 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
           } finally {
             ctx.metrics.openStreams.dec({ remote: call.remote });
             ctx.metrics.streamEvents.inc({ remote: call.remote }, log.events ?? 0);
-            log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
           }
           const verdict = breakerVerdictOf(finalError);
           if (verdict === 'failure') open.runtime.breaker.onFailure();
@@ -329,8 +333,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         onInternalError(call, err);
         end(fail('GATEWAY_ERROR', call));
       } finally {
+        abort.finish();
         sink.signal.removeEventListener('abort', onCallerGone);
-        ctx.shutdown.removeEventListener('abort', onShutdown);
         if (admitted && !('kind' in admitted)) admitted.release();
       }
       end();
