@@ -33,7 +33,8 @@ export interface FetchedCardResponse {
  */
 export type FetchCard = (
   remote: RemoteConfig,
-  signal: AbortSignal,
+  /** Ends the fetch sooner (its own deadline is the remote's `timeouts.cardMs`). */
+  signal?: AbortSignal | undefined,
   opts?: {
     readonly a2aVersion?: string | undefined;
     readonly requestId?: string | undefined;
@@ -140,10 +141,10 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
     const onCallerAbort = () => {
       callerAborted = true;
       // The callers' signals are deadlines of theirs; a CallAborted carries its own reason.
-      abort.abort(signal.reason instanceof CallAborted ? signal.reason.reason : 'UPSTREAM_TIMEOUT');
+      abort.abort(signal?.reason instanceof CallAborted ? signal.reason.reason : 'UPSTREAM_TIMEOUT');
     };
-    if (signal.aborted) onCallerAbort();
-    else signal.addEventListener('abort', onCallerAbort, { once: true });
+    if (signal?.aborted) onCallerAbort();
+    else signal?.addEventListener('abort', onCallerAbort, { once: true });
     /** The card deadline's own expiry says so (the caller's signal says what it likes). */
     const detailOf = (reason: Reason) => (reason === 'UPSTREAM_TIMEOUT' && abort.aborted && !callerAborted ? `no card within ${remote.timeouts.cardMs} ms` : undefined);
     const trace = deps.telemetry?.cardsActive ? deps.telemetry.startCardFetch({ remote: remote.name, url, traceparent: opts.traceparent, tracestate: opts.tracestate }) : undefined;
@@ -176,7 +177,7 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
       throw failure;
     } finally {
       abort.finish();
-      signal.removeEventListener('abort', onCallerAbort);
+      signal?.removeEventListener('abort', onCallerAbort);
       release?.();
       lease?.release();
       if (policy && verdict === 'failure') policy.breaker.onFailure();

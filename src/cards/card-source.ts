@@ -38,11 +38,11 @@ export function parseCardBody(body: Buffer, maxJsonDepth: number, httpStatus?: n
   }
 }
 
-/** Fetches, checks and validates a remote's card; the result is what CardCache stores. */
+/** Fetches, checks and validates a remote's card; the result is what CardCache stores. `signal` ends it sooner than `timeouts.cardMs`. */
 export async function loadRemoteCard(
   remote: RemoteConfig,
   fetchCard: FetchCard,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   a2aVersion?: string,
   requestId?: string,
   trace: { readonly traceparent?: string | string[] | undefined; readonly tracestate?: string | string[] | undefined } = {},

@@ -17,7 +17,7 @@ import { GrpcRemoteClient } from '../bindings/grpc/client.js';
 import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { GrpcTargetError, parseGrpcTarget, type GrpcTarget } from '../bindings/grpc/target.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
-import { CallAborted, classifyTransportError } from '../upstream/errors.js';
+import { classifyTransportError } from '../upstream/errors.js';
 import type { GrpcUpstreams } from './grpc-call.js';
 
 export interface GrpcUpstreamOptions {
@@ -168,18 +168,8 @@ export class GrpcUpstreamClients implements GrpcUpstreams {
     // gRPC is A2A 1.0's binding: the card is asked for (and cached) as version 1.0.
     return this.opts.cardCache.get(
       this.opts.cardKey(remote.name, '1.0'),
-      async () => {
-        const controller = new AbortController();
-        const abort = () => controller.abort(signal.reason);
-        signal.addEventListener('abort', abort, { once: true });
-        const timer = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), remote.timeouts.cardMs);
-        try {
-          return await loadRemoteCard(remote, this.opts.fetchCard, controller.signal, '1.0', requestId);
-        } finally {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', abort);
-        }
-      },
+      // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts); the caller's signal ends it sooner.
+      () => loadRemoteCard(remote, this.opts.fetchCard, signal, '1.0', requestId),
       { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
     );
   }

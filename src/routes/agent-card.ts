@@ -18,7 +18,7 @@ import { loadRemoteCard } from '../cards/card-source.js';
 import { DEFAULT_A2A_VERSION, a2aVersionOf } from '../a2a/version.js';
 import { cardForCaller } from '../a2a/card-for-caller.js';
 import type { Redactor } from '../envelope/redact.js';
-import { CallAborted, classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { UpstreamPools } from '../upstream/pools.js';
 import { cardCacheControl, cardEtag, cardVary, notModified } from './card-caching.js';
 import { cardRewriteOptions } from './card-interfaces.js';
@@ -162,7 +162,8 @@ async function serveCard(
     const forwarded = version === DEFAULT_A2A_VERSION ? undefined : version;
     const load = () => {
       fetched = true;
-      return withDeadline(remote.timeouts.cardMs, (signal) => loadRemoteCard(remote, fetchCard, signal, forwarded, request.id, { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate }));
+      // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts): UPSTREAM_TIMEOUT "no card within N ms".
+      return loadRemoteCard(remote, fetchCard, undefined, forwarded, request.id, { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate });
     };
     cached = await cache.get(cardCacheKey(remote.name, version), load, {
       ttlMs: remote.timeouts.cardCacheTtlMs,
@@ -249,21 +250,6 @@ function explicitA2aVersion(header: string | string[] | undefined): string | und
 }
 
 const LIMIT_REASONS: ReadonlySet<Reason> = new Set(['CIRCUIT_OPEN', 'RATE_LIMITED', 'OVERLOADED', 'GATEWAY_OVERLOADED']);
-
-/** Runs `work` with an AbortSignal that fires after `ms`; the timer never outlives the work. */
-async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new CallAborted('UPSTREAM_TIMEOUT')), ms);
-  try {
-    return await work(controller.signal);
-  } catch (err) {
-    // Whatever the fetch layer threw while being aborted, the cause is the deadline.
-    if (controller.signal.aborted) throw new CardFetchError('UPSTREAM_TIMEOUT', { cause: err, detail: `no card within ${ms} ms` });
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function describeFailure(err: unknown): { reason: Reason; detail?: string | undefined; httpStatus?: number | undefined } {
   if (err instanceof CardFetchError) return { reason: err.reason, detail: err.detail, httpStatus: err.httpStatus };

@@ -67,7 +67,8 @@ export function remoteCardInterfaces(
     try {
       const cached = await cache.get(
         cardCacheKey(remote.name, CARD_VERSION),
-        () => loadRemoteCard(remote, fetchCard, AbortSignal.timeout(remote.timeouts.cardMs), CARD_VERSION),
+        // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts).
+        () => loadRemoteCard(remote, fetchCard, undefined, CARD_VERSION),
         { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
       );
       if (onCardLoaded && !told.has(cached.card)) {
