@@ -6,9 +6,40 @@
  * at a time and costs at most the cap plus one chunk. Unary replies, a
  * stream call's non-stream reply and card fetches all read this way.
  */
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from 'node:zlib';
 import type { Reason } from '../envelope/codes.js';
 import { classifyTransportError } from './errors.js';
-import { decoderFor, type BodyRead, type ByteHold } from './read-body.js';
+
+export type BodyRead =
+  | { readonly ok: true; readonly body: Buffer; readonly wireBytes: number }
+  | { readonly ok: false; readonly reason: Reason; readonly wireBytes: number; readonly error?: unknown };
+
+/** Where the bytes held while reading are counted (the gateway-wide BufferBudget); optional for card fetches. */
+export interface ByteHold {
+  take(n: number): boolean;
+}
+
+type Decoder = Gunzip | ReturnType<typeof createBrotliDecompress> | ReturnType<typeof createInflate>;
+
+/** The decoder for a Content-Encoding: null for none/identity, 'unsupported' for anything else. */
+export function decoderFor(contentEncoding: string | undefined): Decoder | null | 'unsupported' {
+  if (contentEncoding === undefined) return null;
+  const codings = contentEncoding.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return null;
+  // One coding only: stacked codings are legal but nobody sends them except to hide a bomb.
+  if (codings.length > 1) return 'unsupported';
+  switch (codings[0]) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return 'unsupported';
+  }
+}
 
 export interface BodyLimits {
   /** Cap on the decoded body. */
@@ -16,8 +47,6 @@ export interface BodyLimits {
   /** Where the bytes held are counted (the gateway-wide buffer budget). */
   readonly hold?: ByteHold | undefined;
 }
-
-type Decoder = Exclude<ReturnType<typeof decoderFor>, null | 'unsupported'>;
 
 /** What the read needs from the transfer it reads. */
 export interface Transfer {
