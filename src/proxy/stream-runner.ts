@@ -16,7 +16,7 @@ import { relayStream } from '../stream/relay.js';
 import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
-import { sendExchange } from '../upstream/exchange.js';
+import { sendExchange, type UpstreamResponse } from '../upstream/exchange.js';
 import { headerValue } from '../upstream/read-body.js';
 import type { A2ACall } from '../core/call.js';
 import {
@@ -69,14 +69,15 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   const lease = ctx.budget.lease();
   let run: StreamRun;
   let verdict: BreakerVerdict = 'none';
+  let upstreamRes: UpstreamResponse | undefined;
   try {
     release = await runtime.admit(() => abort.signal);
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(built.request.path, target.base), headers: upstreamHeadersOf(env, target, built.request, true), binding: target.codec.binding, method: built.request.method };
     const streamIf = (status: number, headers: IncomingHttpHeaders) => codec.isEventStream(status, headerValue(headers['content-type']));
-    const res = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) =>
+    const res = (upstreamRes = await tracedAttempt(env.trace, upstream, classifyTransportError, (sent) =>
       sendExchange(ctx.pools.get(remote), { path: built.request.path, method: built.request.method, headers: sent, body: built.request.body ?? null }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf }, abort),
-    );
+    ));
     abort.stopHeaders();
     // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
     const upstreamMs = performance.now() - upstreamStarted;
@@ -144,6 +145,8 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       run = { relayed: false, result: { outcome: env.gatewayError(reason, { remote: remote.name }), headers: {} } };
     }
   } finally {
+    // A stream head the relay never took (something failed in between) must not hold its socket paused.
+    upstreamRes?.stream?.destroy();
     abort.finish();
     out.off('close', onCallerClose);
     release?.();

@@ -67,13 +67,14 @@ export async function streamCall(
   // The relay never throws; what it has to swallow is logged and counted here.
   const onInternalError = (err: unknown) =>
     reportInternalError(request.log, ctx.metrics.internalErrors, 'stream', err, { requestId: request.id, remote: remote.name });
+  let upstreamRes: UpstreamResponse | undefined;
   try {
     release = await runtime.admit(() => abort.signal);
     const upstreamStarted = performance.now();
     const upstream = { n: 1, url: () => new URL(path, remote.url), headers: withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, true), bridge) };
-    const res = await tracedAttempt(callTraceOf(reply), upstream, classifyTransportError, (sent) =>
+    const res = (upstreamRes = await tracedAttempt(callTraceOf(reply), upstream, classifyTransportError, (sent) =>
       sendExchange(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf: eventStreamHead }, abort),
-    );
+    ));
     abort.stopHeaders();
     // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
     const upstreamMs = performance.now() - upstreamStarted;
@@ -117,6 +118,8 @@ export async function streamCall(
       normalized = fail(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
+    // A stream head the relay never took (something failed in between) must not hold its socket paused.
+    upstreamRes?.stream?.destroy();
     abort.finish();
     reply.raw.off('close', onCallerClose);
     release?.();
