@@ -9,8 +9,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { CardFetchError, createCardFetcher, type CardFetchRecord } from '../../src/a2a/card-fetch.js';
-import { parseConfig } from '../../src/config/load.js';
+import { CardFetchError, createCardFetcher, type CardFetchRecord } from '../../src/cards/card-fetch.js';
+import { parseConfig } from '../../src/loader/load.js';
 import { CallAborted } from '../../src/upstream/errors.js';
 import { UpstreamPools } from '../../src/upstream/pools.js';
 import { closeServer, delay, listenOnLoopback, trackConnections } from '../support/servers.js';
