@@ -24,8 +24,9 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
+import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
-import { BREAKER_FAILURES, CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
+import { CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
 import { withRetries } from '../policy/retry.js';
 import { redactOutcome } from '../core/redact-outcome.js';
 import type { CallLog, GatewayContext } from './context.js';
@@ -58,15 +59,19 @@ const FAILING_REMOTE_STATUS: ReadonlySet<number> = new Set([2, 4, 13, 14, 15]);
 // The HTTP/2 failures only a gRPC call has: the stream reset, the connection going away mid-call.
 const GRPC_TRANSPORT_FAILURES: ReadonlySet<string> = new Set(['UPSTREAM_STREAM_RESET', 'UPSTREAM_GOAWAY']);
 
-/** How one call's outcome counts for the remote's circuit breaker. */
-function breakerVerdictOf(outcome: Outcome | undefined): 'success' | 'failure' | 'none' {
-  if (outcome === undefined || outcome.kind === 'result') return 'success';
-  if (outcome.reason === 'REMOTE_ERROR') return FAILING_REMOTE_STATUS.has(outcome.remoteStatus?.grpc ?? 0) ? 'failure' : 'success';
-  if (BREAKER_FAILURES.has(outcome.reason) || GRPC_TRANSPORT_FAILURES.has(outcome.reason)) return 'failure';
-  // An HTTP 5xx instead of a gRPC answer counts as it does on the JSON-RPC path.
-  if (outcome.reason === 'UPSTREAM_HTTP_ERROR' && Number(outcome.metadata.httpStatus) >= 500) return 'failure';
-  // The gateway's own refusals and the caller leaving say nothing about the remote.
-  return outcome.reason === 'CALLER_CLOSED' || outcome.reason === 'GATEWAY_SHUTDOWN' ? 'none' : 'success';
+/**
+ * How one call's outcome counts for the remote's circuit breaker: the one rule of upstream/breaker-verdict.ts, with
+ * gRPC's words for its inputs. A gRPC call always ends with the remote's status or a transport failure: a failing
+ * gRPC status is its 5xx, an HTTP/2 stream reset or GOAWAY its reset, an HTTP answer instead of gRPC its HTTP status.
+ */
+function breakerVerdictOf(outcome: Outcome | undefined): BreakerVerdict {
+  if (outcome === undefined || outcome.kind === 'result') return breakerVerdict(200, 'ok');
+  // The caller leaving and the gateway's shutdown say nothing about the remote.
+  if (outcome.reason === 'CALLER_CLOSED' || outcome.reason === 'GATEWAY_SHUTDOWN') return 'none';
+  const failingStatus = outcome.reason === 'REMOTE_ERROR' && FAILING_REMOTE_STATUS.has(outcome.remoteStatus?.grpc ?? 0);
+  const httpStatus = outcome.reason === 'UPSTREAM_HTTP_ERROR' ? Number(outcome.metadata.httpStatus) : NaN;
+  const status = failingStatus ? 500 : httpStatus >= 100 ? httpStatus : 200;
+  return breakerVerdict(status, GRPC_TRANSPORT_FAILURES.has(outcome.reason) ? 'UPSTREAM_RESET' : outcome.reason);
 }
 
 /** A reply whose failure may be retried (thrown so that withRetries sees it). */
