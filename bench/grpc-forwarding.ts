@@ -31,7 +31,7 @@ if (role === 'upstream') {
   process.on('SIGTERM', () => void up.close().then(() => process.exit(0)));
 } else if (role === 'harness') {
   const { grpcClientFor, startHarness } = await import('../test/support/grpc-peers.js');
-  const client = grpcClientFor(process.argv[3]!, { maxConnections: 1 });
+  const client = grpcClientFor(process.argv[3]!, { maxSessions: 1 });
   const harness = await startHarness(client);
   process.stdout.write(`${JSON.stringify({ target: harness.target })}\n`);
   process.on('SIGTERM', () => void harness.close().then(() => process.exit(0)));

@@ -41,7 +41,7 @@ function remoteView(remote: RemoteConfig): Record<string, unknown> {
     unversionedCard: remote.unversionedCard ?? 'remote',
     allowPrivateNetwork: remote.allowPrivateNetwork,
     keepRemoteErrorData: remote.keepRemoteErrorData,
-    maxUpstreamConnections: remote.maxConnections,
+    maxUpstreamConnections: remote.maxUpstreamConnections,
     forwardHeaders: [...remote.forwardHeaders],
     ...(Object.keys(remote.tls).length > 0 ? { tls: tlsSummary(remote.tls) } : {}),
     ...(remote.grpc ? { grpc: { ...remote.grpc } } : {}),

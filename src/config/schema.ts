@@ -335,11 +335,8 @@ export interface RemoteConfig {
   readonly agentCardUrl?: URL;
   readonly allowPrivateNetwork: boolean;
   readonly keepRemoteErrorData: boolean;
-  /**
-   * Sockets to this remote: the file's `maxUpstreamConnections` (or its deprecated name `maxConnections`).
-   * Still called maxConnections here because upstream/pools.ts reads it; renamed once that file is free to change.
-   */
-  readonly maxConnections: number;
+  /** Sockets to this remote: the file's `maxUpstreamConnections` (or its deprecated name `maxConnections`). */
+  readonly maxUpstreamConnections: number;
   readonly rateLimit?: Readonly<RateLimit>;
   readonly circuitBreaker: Readonly<CircuitBreakerConfig>;
   readonly retries: Readonly<RetryConfig>;

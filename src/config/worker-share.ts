@@ -61,7 +61,7 @@ export function workerShare(config: GatewayConfig, workers: number, slot: number
     const rate = remote.rateLimit;
     remotes.set(name, {
       ...remote,
-      maxConnections: Math.max(1, share(remote.maxConnections)),
+      maxUpstreamConnections: Math.max(1, share(remote.maxUpstreamConnections)),
       limits: { ...remote.limits, maxConcurrent: share(remote.limits.maxConcurrent), maxQueued: share(remote.limits.maxQueued) },
       ...(rate && rate.store === undefined ? { rateLimit: { ...rate, perSecond: rate.perSecond / workers, burst: share(rate.burst) } } : {}),
       circuitBreaker: { ...remote.circuitBreaker, failureThreshold: Math.ceil(remote.circuitBreaker.failureThreshold / workers) },

@@ -76,18 +76,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy: NormalizePolicy): Normalized {
   const ok = reply.status >= 200 && reply.status < 300;
   const errorFacts = { remote: policy.remote, httpStatus: reply.status, caller: policy.caller };
-  const httpError = (): Normalized => fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${reply.status}`);
+  const httpError = (): Normalized => failureEnvelope(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${reply.status}`);
 
   // Decide "is this JSON at all" on the raw bytes first: random garbage is a
   // non-JSON body, not a JSON body with bad UTF-8.
   const first = firstNonSpaceByte(reply.body);
-  if (first === -1) return ok ? fail(callerId, 'EMPTY_RESPONSE', errorFacts) : httpError();
-  if (!looksLikeJson(reply.body[first]!)) return ok ? fail(callerId, 'NON_JSON_RESPONSE', errorFacts) : httpError();
+  if (first === -1) return ok ? failureEnvelope(callerId, 'EMPTY_RESPONSE', errorFacts) : httpError();
+  if (!looksLikeJson(reply.body[first]!)) return ok ? failureEnvelope(callerId, 'NON_JSON_RESPONSE', errorFacts) : httpError();
   let text: string;
   try {
     text = utf8.decode(reply.body);
   } catch {
-    return ok ? fail(callerId, 'INVALID_UTF8', errorFacts) : httpError();
+    return ok ? failureEnvelope(callerId, 'INVALID_UTF8', errorFacts) : httpError();
   }
   return normalizeJsonText(text, callerId, policy, reply.status);
 }
@@ -149,34 +149,34 @@ export function normalizeJsonTextFully(
   const ok = httpStatus >= 200 && httpStatus < 300;
   const errorFacts = { remote: policy.remote, httpStatus, caller: policy.caller };
   const scan = scanJson(text, policy.maxJsonDepth);
-  if (scan.problem === 'too-deep') return fail(callerId, 'JSON_TOO_DEEP', errorFacts, `deeper than ${policy.maxJsonDepth} levels`);
+  if (scan.problem === 'too-deep') return failureEnvelope(callerId, 'JSON_TOO_DEEP', errorFacts, `deeper than ${policy.maxJsonDepth} levels`);
 
   let body: unknown;
   try {
     body = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
-    if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
+    if (!ok) return failureEnvelope(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
     const forbidden = err instanceof SyntaxError && err.message.includes('forbidden prototype');
-    return fail(callerId, forbidden ? 'UNSAFE_JSON' : 'INVALID_JSON', errorFacts);
+    return failureEnvelope(callerId, forbidden ? 'UNSAFE_JSON' : 'INVALID_JSON', errorFacts);
   }
-  if (scan.problem === 'lone-surrogate') return fail(callerId, 'INVALID_JSON', errorFacts, 'string with a lone surrogate escape');
-  if (scan.problem === 'duplicate-member') return fail(callerId, 'INVALID_RESPONSE', errorFacts, `duplicate "${scan.member}" member`);
+  if (scan.problem === 'lone-surrogate') return failureEnvelope(callerId, 'INVALID_JSON', errorFacts, 'string with a lone surrogate escape');
+  if (scan.problem === 'duplicate-member') return failureEnvelope(callerId, 'INVALID_RESPONSE', errorFacts, `duplicate "${scan.member}" member`);
 
   const shape = describeNonObject(body);
-  if (shape) return ok ? fail(callerId, 'INVALID_RESPONSE', errorFacts, `body is ${shape}`) : fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
+  if (shape) return ok ? failureEnvelope(callerId, 'INVALID_RESPONSE', errorFacts, `body is ${shape}`) : failureEnvelope(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
   const envelope = body as Record<string, unknown>;
 
   const idProblem = checkUpstreamId(envelope);
-  if (idProblem) return fail(callerId, 'INVALID_RESPONSE', errorFacts, idProblem);
+  if (idProblem) return failureEnvelope(callerId, 'INVALID_RESPONSE', errorFacts, idProblem);
 
   const error = envelope.error;
   if (error) return normalizeRemoteError(error, callerId, policy, errorFacts);
-  if (!ok) return fail(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
+  if (!ok) return failureEnvelope(callerId, 'UPSTREAM_HTTP_ERROR', errorFacts, `HTTP ${httpStatus}`);
   if (!Object.hasOwn(envelope, 'result')) {
     const detail = Object.hasOwn(envelope, 'error')
       ? `"error" is ${describeValue(error)} and there is no "result"`
       : 'neither "result" nor "error" is present';
-    return fail(callerId, 'INVALID_RESPONSE', errorFacts, detail);
+    return failureEnvelope(callerId, 'INVALID_RESPONSE', errorFacts, detail);
   }
   const resultJson = scan.resultStart >= 0 ? text.slice(scan.resultStart, scan.resultEnd) : JSON.stringify(envelope.result);
   if (policy.redactor?.mayHold(resultJson)) return redactedResult(envelope.result, callerId, policy.redactor, errorFacts);
@@ -192,13 +192,13 @@ export function normalizeJsonTextFully(
  */
 function redactedResult(result: unknown, callerId: JsonRpcId, redactor: Redactor, errorFacts: { remote: string; httpStatus: number }): Normalized {
   const redacted = redactor.value(result);
-  if (!redacted.ok) return { ...fail(callerId, 'CREDENTIAL_ECHOED', errorFacts, `in a ${redacted.where} of the result`), redactions: 1 };
+  if (!redacted.ok) return { ...failureEnvelope(callerId, 'CREDENTIAL_ECHOED', errorFacts, `in a ${redacted.where} of the result`), redactions: 1 };
   const json = serializeResultJson(callerId, JSON.stringify(redacted.value));
   return { json, outcome: 'ok', result: redacted.value, ...(redacted.count > 0 ? { redactions: redacted.count } : {}) };
 }
 
 /** A failure the gateway itself describes (transport, limits, malformed replies). */
-export function fail(
+export function failureEnvelope(
   callerId: JsonRpcId,
   reason: Reason,
   errorFacts: {
@@ -224,7 +224,7 @@ function normalizeRemoteError(
     return withRedactions(remote(callerId, Code.InternalError, message, errorFacts), seen);
   }
   if (typeof error !== 'object' || Array.isArray(error) || error === null) {
-    return fail(callerId, 'INVALID_RESPONSE', errorFacts, `"error" is ${describeValue(error)}, neither an object nor a string`);
+    return failureEnvelope(callerId, 'INVALID_RESPONSE', errorFacts, `"error" is ${describeValue(error)}, neither an object nor a string`);
   }
   const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
   // A code outside the safe integer range cannot be a JSON-RPC code; keep the text, not the number.

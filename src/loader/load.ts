@@ -223,7 +223,7 @@ function resolve(file: ConfigFile, locate: (path: readonly string[]) => string):
       ...(remote.agentCardUrl !== undefined ? { agentCardUrl: new URL(remote.agentCardUrl) } : {}),
       allowPrivateNetwork: remote.allowPrivateNetwork ?? defaults.allowPrivateNetwork ?? builtinPolicy.allowPrivateNetwork,
       keepRemoteErrorData: remote.keepRemoteErrorData ?? defaults.keepRemoteErrorData ?? builtinPolicy.keepRemoteErrorData,
-      maxConnections:
+      maxUpstreamConnections:
         remote.maxUpstreamConnections ?? remote.maxConnections ?? defaults.maxUpstreamConnections ?? defaults.maxConnections ?? builtinPolicy.maxUpstreamConnections,
       ...((remote.rateLimit ?? defaults.rateLimit) ? { rateLimit: (remote.rateLimit ?? defaults.rateLimit)! } : {}),
       circuitBreaker: { ...builtinCircuitBreaker, ...defaults.circuitBreaker, ...remote.circuitBreaker },

@@ -9,7 +9,7 @@
  * the breaker's verdict, metrics and the one log line per call (proxy/reply.ts).
  *
  * It implements the gRPC listener's CallHandler and knows no wire format.
- * The binding-neutral runner (core/call-runner.ts) does the same steps over
+ * The binding-neutral runner (proxy/call-runner.ts) does the same steps over
  * an HTTP/1.1 transport with an UpstreamCodec; once it can take another
  * transport (this client is node:http2), this moves onto it.
  */
@@ -123,18 +123,18 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
   const { ctx, logger, upstreams } = opts;
 
   const newLog = (call: A2ACall, info: GrpcRunInfo | undefined): CallLog => info?.log ?? newGrpcCallLog(ctx, call, info);
-  const fail = (reason: Reason, call: A2ACall, metadata: Record<string, string> = {}): ErrorOutcome => gatewayFailure(reason, call.remote, metadata);
+  const refused = (reason: Reason, call: A2ACall, metadata: Record<string, string> = {}): ErrorOutcome => gatewayFailure(reason, call.remote, metadata);
   const onInternalError = (call: A2ACall, err: unknown) =>
     reportInternalError(logger, ctx.metrics.internalErrors, 'call', err, { requestId: call.caller.requestId, remote: call.remote });
 
   /** Every check before the remote is called; the admitted call holds a concurrency slot until `release`. */
   async function admit(call: A2ACall, signal: AbortSignal): Promise<Admitted | ErrorOutcome> {
-    if (ctx.shutdown.aborted) return fail('GATEWAY_SHUTDOWN', call);
+    if (ctx.shutdown.aborted) return refused('GATEWAY_SHUTDOWN', call);
     const remote = ctx.config().remotes.get(call.remote);
     const runtime = ctx.runtime(call.remote);
-    if (!remote || !runtime) return fail('UNKNOWN_REMOTE', call);
+    if (!remote || !runtime) return refused('UNKNOWN_REMOTE', call);
     const method = call.operation.jsonrpc[call.generation];
-    if (method === undefined || !remote.methods.has(method)) return fail('METHOD_NOT_ALLOWED', call);
+    if (method === undefined || !remote.methods.has(method)) return refused('METHOD_NOT_ALLOWED', call);
     const pushed = rewritePushA2ACall(ctx.push, call);
     if (!pushed.ok) return pushed.error;
     let release: (() => void) | undefined;
@@ -150,11 +150,11 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
       release?.();
       if (err instanceof LimitError) {
         const metadata: Record<string, string> = err.retryAfterMs !== undefined ? { retryAfterMs: String(Math.max(1, Math.ceil(err.retryAfterMs))) } : {};
-        return fail(err.reason, call, metadata);
+        return refused(err.reason, call, metadata);
       }
       const reason = classifyTransportError(err);
       if (reason === 'GATEWAY_ERROR') onInternalError(call, err);
-      return fail(reason, call);
+      return refused(reason, call);
     }
   }
 
@@ -245,13 +245,13 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
           const verdict = breakerVerdictOf(answer.outcome);
           if (verdict === 'failure') admitted.runtime.breaker.onFailure();
           else if (verdict === 'success') admitted.runtime.breaker.onSuccess();
-          const outcome = abort.error?.reason === 'GATEWAY_SHUTDOWN' ? fail('GATEWAY_SHUTDOWN', call) : answer.outcome;
+          const outcome = abort.error?.reason === 'GATEWAY_SHUTDOWN' ? refused('GATEWAY_SHUTDOWN', call) : answer.outcome;
           const metadata = redactMetadata(admitted, answer.metadata, log);
           reply = { outcome: finishOutcome(admitted, call, outcome, log), ...(metadata ? { metadata } : {}) };
         }
       } catch (err) {
         onInternalError(call, err);
-        reply = { outcome: fail('GATEWAY_ERROR', call) };
+        reply = { outcome: refused('GATEWAY_ERROR', call) };
       } finally {
         abort.finish();
         signal.removeEventListener('abort', onCallerGone);
@@ -320,7 +320,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
               return sink.write(out);
             },
             end: (error) => {
-              if (abort.error?.reason === 'GATEWAY_SHUTDOWN') return end(fail('GATEWAY_SHUTDOWN', call));
+              if (abort.error?.reason === 'GATEWAY_SHUTDOWN') return end(refused('GATEWAY_SHUTDOWN', call));
               end(error ? finishError(open, call, error, log) : undefined);
             },
           };
@@ -336,7 +336,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         }
       } catch (err) {
         onInternalError(call, err);
-        end(fail('GATEWAY_ERROR', call));
+        end(refused('GATEWAY_ERROR', call));
       } finally {
         abort.finish();
         sink.signal.removeEventListener('abort', onCallerGone);

@@ -44,7 +44,7 @@ function fingerprintOf(remote: RemoteConfig, target: string): string {
   let settings = settingsOf.get(remote);
   if (settings === undefined) {
     const { timeouts, limits } = remote;
-    settings = JSON.stringify([remote.tls, remote.allowPrivateNetwork, remote.keepRemoteErrorData, remote.maxConnections, timeouts, limits, remote.url.protocol]);
+    settings = JSON.stringify([remote.tls, remote.allowPrivateNetwork, remote.keepRemoteErrorData, remote.maxUpstreamConnections, timeouts, limits, remote.url.protocol]);
     settingsOf.set(remote, settings);
   }
   return `${target}\u0000${settings}`;
@@ -135,7 +135,7 @@ export class GrpcUpstreamClients implements GrpcUpstreams {
       tls: remote.tls,
       allowPrivateNetwork: remote.allowPrivateNetwork,
       keepRemoteErrorData: remote.keepRemoteErrorData,
-      maxConnections: remote.maxConnections,
+      maxSessions: remote.maxUpstreamConnections,
       timeouts: remote.timeouts,
       limits: remote.limits,
       // Read per call from the runtime in force: a reload or a rotated token file takes effect at once.

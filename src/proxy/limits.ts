@@ -1,6 +1,6 @@
 /** Turns a refusal by the gateway's own limits into an envelope and a Retry-After. */
 import type { CallerGeneration } from '../envelope/codes.js';
-import { fail, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import type { LimitError } from '../policy/limit-error.js';
 
@@ -12,7 +12,7 @@ export interface LimitReply {
 export function limitReply(id: JsonRpcId, remote: string, err: LimitError, caller?: CallerGeneration): LimitReply {
   const retryAfterMs = err.retryAfterMs !== undefined ? Math.max(1, Math.ceil(err.retryAfterMs)) : undefined;
   const metadata: Record<string, number> = retryAfterMs !== undefined ? { retryAfterMs } : {};
-  const normalized = fail(id, err.reason, { remote, metadata, caller });
+  const normalized = failureEnvelope(id, err.reason, { remote, metadata, caller });
   const headers: Record<string, string> = retryAfterMs !== undefined ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } : {};
   return { normalized, headers };
 }

@@ -19,7 +19,7 @@ import type { ErrorOutcome, Outcome, ResultOutcome } from '../core/outcome.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import { gatewayErrors } from '../envelope/codes.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { fail, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import type { PushSettings } from '../push/config.js';
 import { restorePushReply, rewritePushRequest } from '../push/index.js';
@@ -66,7 +66,7 @@ export function pushResultRewrite(push: PushSettings | undefined, method: string
   return (result, { remote, callerId, caller }) => {
     const restored = restorePushReply({ remote: remote.name, operation, generation }, { kind: 'result', json: '', value: result }, push);
     if (restored.kind === 'unchanged') return { json: serializeResultJson(callerId, JSON.stringify(result)), outcome: 'ok', result };
-    if (restored.kind === 'refused') return fail(callerId, gatewayReasonOf(restored.error), { remote: remote.name, httpStatus: 200, caller }, detailOf(restored.error));
+    if (restored.kind === 'refused') return failureEnvelope(callerId, gatewayReasonOf(restored.error), { remote: remote.name, httpStatus: 200, caller }, detailOf(restored.error));
     return { json: serializeResultJson(callerId, restored.outcome.json), outcome: 'ok', result: restored.outcome.value };
   };
 }
@@ -111,7 +111,7 @@ function a2aCallOf(remote: string, operation: Operation, generation: ProtocolGen
 }
 
 function envelopeOf(call: CallerRequest, error: ErrorOutcome, remote: string, caller: CallerGeneration): Normalized {
-  return fail(call.id, gatewayReasonOf(error), { remote, caller }, detailOf(error));
+  return failureEnvelope(call.id, gatewayReasonOf(error), { remote, caller }, detailOf(error));
 }
 
 /** The push modules refuse with catalogue reasons only. */

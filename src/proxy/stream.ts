@@ -12,7 +12,7 @@ import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
-import { fail, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
@@ -115,7 +115,7 @@ export async function streamCall(
       if (reason === 'GATEWAY_ERROR') onInternalError(err);
       else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
       verdict = breakerVerdict(undefined, reason);
-      normalized = fail(call.id, reason, { remote: remote.name, caller });
+      normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
     }
   } finally {
     // A stream head the relay never took (something failed in between) must not hold its socket paused.

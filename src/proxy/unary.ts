@@ -7,7 +7,7 @@ import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
 import type { CallerGeneration } from '../envelope/codes.js';
-import { fail, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
 import { LimitError } from '../policy/limit-error.js';
@@ -108,7 +108,7 @@ export async function unaryCall(
       const reason = classifyTransportError(err);
       if (reason === 'GATEWAY_ERROR') onInternalError(err);
       else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
-      normalized = fail(call.id, reason, { remote: remote.name, caller });
+      normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
       verdict = breakerVerdict(undefined, reason);
     }
   } finally {

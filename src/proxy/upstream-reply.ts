@@ -8,7 +8,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import { checkResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
@@ -43,7 +43,7 @@ export async function normalizeUpstreamReply(
   if (!read.ok) {
     if (read.reason === 'GATEWAY_ERROR') target.onInternalError?.(read.error);
     else if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
-    return fail(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
+    return failureEnvelope(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
   }
   let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller, redactor));
   // Counted here: the checks and rewrites below make new envelopes.
@@ -58,8 +58,8 @@ function validatedResult(normalized: Normalized, { remote, call, caller }: Reply
   const errorFacts = { remote: remote.name, httpStatus: 200, caller };
   // The result goes on as the remote's bytes: a member named twice would let the caller read what was not validated.
   const duplicate = findDuplicateMember(normalized.json);
-  if (duplicate) return fail(call.id, 'INVALID_RESULT', errorFacts, `member ${describeDuplicate(duplicate)}`);
+  if (duplicate) return failureEnvelope(call.id, 'INVALID_RESULT', errorFacts, `member ${describeDuplicate(duplicate)}`);
   const check = checkResult(call.method, normalized.result);
-  return check.ok ? normalized : fail(call.id, 'INVALID_RESULT', errorFacts, check.problem);
+  return check.ok ? normalized : failureEnvelope(call.id, 'INVALID_RESULT', errorFacts, check.problem);
 }
 

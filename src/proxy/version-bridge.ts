@@ -20,7 +20,7 @@ import { BRIDGED_GENERATIONS } from '../a2a/remote-versions.js';
 import { a2aVersionOf } from '../a2a/version.js';
 import { Code, type CallerGeneration, type Reason } from '../envelope/codes.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { fail, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 
 /** The A2A-Version header the gateway sends a remote it translates for. */
@@ -101,10 +101,10 @@ export function bridgeReply(bridge: VersionBridge, normalized: Normalized, bridg
   if (normalized.outcome !== 'ok') return normalized;
   const translated = translateResult(bridge, normalized.result, bridging, 'response');
   const failCtx = { remote: bridging.remote, httpStatus: 200, caller: bridging.caller };
-  if (!translated.ok) return keepRedactions(fail(bridge.call.id, translated.reason, failCtx, translated.detail), normalized);
+  if (!translated.ok) return keepRedactions(failureEnvelope(bridge.call.id, translated.reason, failCtx, translated.detail), normalized);
   const json = serializeResultJson(bridge.call.id, JSON.stringify(translated.result));
   if (Buffer.byteLength(json) > bridging.maxBytes) {
-    return keepRedactions(fail(bridge.call.id, 'RESPONSE_TOO_LARGE', failCtx, `more than ${bridging.maxBytes} bytes once translated to A2A ${bridge.caller}`), normalized);
+    return keepRedactions(failureEnvelope(bridge.call.id, 'RESPONSE_TOO_LARGE', failCtx, `more than ${bridging.maxBytes} bytes once translated to A2A ${bridge.caller}`), normalized);
   }
   return keepRedactions({ json, outcome: 'ok', result: translated.result }, normalized);
 }

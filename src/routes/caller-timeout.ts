@@ -22,7 +22,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { fail } from '../envelope/normalize.js';
+import { failureEnvelope } from '../envelope/normalize.js';
 
 export interface CallerTimeoutOptions {
   readonly requestTimeout: number;
@@ -49,7 +49,7 @@ export function requestTimedOut(socket: Socket | null | undefined): boolean {
   return socket !== null && socket !== undefined && timedOut.has(socket);
 }
 
-const ENVELOPE = fail(null, 'REQUEST_TIMEOUT', {}).json;
+const ENVELOPE = failureEnvelope(null, 'REQUEST_TIMEOUT', {}).json;
 const RESPONSE =
   'HTTP/1.1 408 Request Timeout\r\n' +
   'Content-Type: application/json; charset=utf-8\r\n' +

@@ -5,7 +5,7 @@
  */
 import { rewriteExtendedCardResult } from '../a2a/card-rewrite.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { fail } from '../envelope/normalize.js';
+import { failureEnvelope } from '../envelope/normalize.js';
 import type { GatewayContext } from '../proxy/context.js';
 import type { ResultRewrite } from '../proxy/unary.js';
 import { cardRewriteOptions } from './card-interfaces.js';
@@ -14,7 +14,7 @@ import { sharedMount, type RemoteMount } from './remote-mount.js';
 export function cardResultRewrite(ctx: GatewayContext, mount: RemoteMount = sharedMount): ResultRewrite {
   return (result, { request, remote, callerId, caller }) => {
     const rewritten = rewriteExtendedCardResult(result, cardRewriteOptions(remote, mount.baseUrl(request, ctx.config().server, remote), ctx.config().server.push !== undefined));
-    if (!rewritten.ok) return fail(callerId, rewritten.reason, { remote: remote.name, httpStatus: 200, caller }, rewritten.problem);
+    if (!rewritten.ok) return failureEnvelope(callerId, rewritten.reason, { remote: remote.name, httpStatus: 200, caller }, rewritten.problem);
     return { json: serializeResultJson(callerId, JSON.stringify(rewritten.card)), outcome: 'ok', result: rewritten.card };
   };
 }

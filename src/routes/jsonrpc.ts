@@ -9,7 +9,7 @@ import { methodInfo } from '../a2a/methods.js';
 import { LimitsSchema } from '../config/schema.js';
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail } from '../envelope/normalize.js';
+import { failureEnvelope } from '../envelope/normalize.js';
 import { checkCallerRequest } from '../jsonrpc/caller-request.js';
 import { callerGeneration, isJsonContentType } from '../jsonrpc/caller-headers.js';
 import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
@@ -110,7 +110,7 @@ export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: Cal
   const caller = callerGeneration(undefined, request.headers['a2a-version']);
   const started = performance.now();
   beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
-  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, started, headers);
+  sendEnvelope(ctx, reply, failureEnvelope(null, reason, { remote, caller }), log, started, headers);
 }
 
 /** A refusal before the body is read (so the id is unknown: null), as a JSON-RPC envelope (load shedding). */
@@ -119,7 +119,7 @@ export function refuseJsonRpc(ctx: GatewayContext, mount: RemoteMount, request: 
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
   const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
   const caller = callerGeneration(undefined, request.headers['a2a-version']);
-  sendEnvelope(ctx, reply, fail(null, reason, { remote, caller }), log, performance.now(), headers);
+  sendEnvelope(ctx, reply, failureEnvelope(null, reason, { remote, caller }), log, performance.now(), headers);
 }
 
 /**
@@ -133,7 +133,7 @@ export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
     const headers = { 'www-authenticate': 'Bearer realm="a2a-egress"' };
     const started = performance.now();
     beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
-    sendEnvelope(ctx, reply, fail(null, 'UNAUTHENTICATED', {}), log, started, headers, 401);
+    sendEnvelope(ctx, reply, failureEnvelope(null, 'UNAUTHENTICATED', {}), log, started, headers, 401);
     return reply;
   };
 }
@@ -153,7 +153,7 @@ export async function handleCall(request: CallRequest, reply: CallReply, mount: 
   const method = checked.ok ? checked.request.method : undefined;
   const caller: CallerGeneration = callerGeneration(method, request.headers['a2a-version']);
   const refuse = (reason: Reason, id: JsonRpcId, detail?: string) =>
-    sendEnvelope(ctx, reply, fail(id, reason, { remote: remote?.name, caller }, detail), log, started);
+    sendEnvelope(ctx, reply, failureEnvelope(id, reason, { remote: remote?.name, caller }, detail), log, started);
 
   // Arrived during the shutdown drain (on a kept-alive socket): answered, with Connection: close.
   if (ctx.shutdown.aborted) return refuse('GATEWAY_SHUTDOWN', checked.ok ? checked.request.id : checked.id);

@@ -7,7 +7,7 @@
  */
 import type { CallerGeneration, Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { fail, normalizePolicyOf, type NormalizePolicy } from '../envelope/normalize.js';
+import { failureEnvelope, normalizePolicyOf, type NormalizePolicy } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import type { Limits, RemoteConfig } from '../config/schema.js';
 import { normalizeEvent, oneLine, type EventContext, type EventOutcome } from './event-normalize.js';
@@ -96,7 +96,7 @@ abstract class CoreBase implements RelayCore {
   /** The final event of an ending the gateway causes (a subclass writes it in another binding). */
   protected stopOutput(reason: Reason, detail?: string): OutputEvent {
     const errorFacts = { remote: this.eventRules.policy.remote, httpStatus: this.eventRules.httpStatus, caller: this.eventRules.policy.caller };
-    return toOutput(fail(this.eventRules.callerId, reason, errorFacts, detail).json, reason, true);
+    return toOutput(failureEnvelope(this.eventRules.callerId, reason, errorFacts, detail).json, reason, true);
   }
 
   protected finish(event: OutputEvent): OutputEvent {

@@ -7,7 +7,7 @@ import type { JsonRpcId } from '../envelope/envelope.js';
 import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { fail, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
 import { plainIdPasses, recognizeResultEnvelope } from '../envelope/result-envelope.js';
 import type { SseEvent } from './sse-parser.js';
 
@@ -136,7 +136,7 @@ function wrapError(errorJson: string): string {
 }
 
 function invalidEvent(eventRules: EventContext, index: number, cause: Reason, redactions?: number): NormalizedEvent {
-  const n = fail(eventRules.callerId, 'INVALID_EVENT', {
+  const n = failureEnvelope(eventRules.callerId, 'INVALID_EVENT', {
     remote: eventRules.policy.remote,
     httpStatus: eventRules.httpStatus,
     metadata: { cause, event: index },

@@ -41,7 +41,7 @@ export class UpstreamPools {
         headersTimeout: remote.timeouts.headersMs + 1_000,
         // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
         bodyTimeout: 0,
-        connections: remote.maxConnections,
+        connections: remote.maxUpstreamConnections,
         maxHeaderSize: 32 * 1024,
         keepAliveTimeout: 4_000,
       });
@@ -82,7 +82,7 @@ function connectionKey(remote: RemoteConfig): string {
   return JSON.stringify([
     remote.url.origin,
     remote.allowPrivateNetwork,
-    remote.maxConnections,
+    remote.maxUpstreamConnections,
     remote.timeouts.connectMs,
     remote.timeouts.headersMs,
     tls.minVersion,

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import Fastify from 'fastify';
 import fc from 'fast-check';
 import t from 'tap';
-import { fail } from '../../src/envelope/normalize.js';
+import { failureEnvelope } from '../../src/envelope/normalize.js';
 import { DirectReply, DirectRequest } from '../../src/jsonrpc/call-io.js';
 import type { CallLog, GatewayContext } from '../../src/proxy/context.js';
 import { sendEnvelope } from '../../src/proxy/reply.js';
@@ -32,7 +32,7 @@ const ctxFor = (closing: boolean) =>
   ({ metrics: new GatewayMetrics(false), drainEnd: closing ? drained.signal : new AbortController().signal }) as unknown as GatewayContext;
 const ctx = { open: ctxFor(false), closing: ctxFor(true) };
 const log = (): CallLog => ({ remote: 'r', outcome: 'ok', bytesIn: 0, bytesOut: 0 });
-const envelope = fail('id-1', 'UPSTREAM_TIMEOUT', { remote: 'r', caller: '0.3' });
+const envelope = failureEnvelope('id-1', 'UPSTREAM_TIMEOUT', { remote: 'r', caller: '0.3' });
 
 // The case travels in the request body; each server answers it through one of sendEnvelope's two branches.
 const caseOf = (body: Buffer): Case => JSON.parse(body.toString('utf8')) as Case;

@@ -116,7 +116,7 @@ export function grpcClientFor(target: string, overrides: Partial<GrpcClientOptio
     target: parseGrpcTarget(target, false),
     allowPrivateNetwork: true,
     keepRemoteErrorData: false,
-    maxConnections: 2,
+    maxSessions: 2,
     timeouts: TEST_TIMEOUTS,
     limits: TEST_LIMITS,
     ...overrides,

@@ -25,7 +25,7 @@ function problemsOf(t: Test, text: string): string[] {
 
 t.test('the new name loads, with no warning', async (t) => {
   const config = parseConfig('remotes:\n  a:\n    url: https://a.example/\n    maxUpstreamConnections: 7\n', 'g.yaml');
-  t.equal(config.remotes.get('a')?.maxConnections, 7);
+  t.equal(config.remotes.get('a')?.maxUpstreamConnections, 7);
   t.equal(config.warnings, undefined);
   t.match(effectiveConfig(config), { remotes: { a: { maxUpstreamConnections: 7 } } }, '`check` prints the new name');
 });
@@ -44,8 +44,8 @@ t.test('the old name loads with a warning naming file:line and the new name', as
     '',
   ].join('\n');
   const config = parseConfig(text, 'g.yaml');
-  t.equal(config.remotes.get('a')?.maxConnections, 3, 'the remote’s own value');
-  t.equal(config.remotes.get('b')?.maxConnections, 9, 'defaults’ value');
+  t.equal(config.remotes.get('a')?.maxUpstreamConnections, 3, 'the remote’s own value');
+  t.equal(config.remotes.get('b')?.maxUpstreamConnections, 9, 'defaults’ value');
   t.equal(config.server.maxConnections, 50, 'server.maxConnections is caller sockets, not renamed, no warning');
   t.same(config.warnings, [
     'g.yaml:3: defaults.maxConnections is deprecated; rename it maxUpstreamConnections (it counts sockets to the remote; server.maxConnections counts caller sockets)',
@@ -56,8 +56,8 @@ t.test('the old name loads with a warning naming file:line and the new name', as
 t.test('a remote’s value wins over defaults whichever name each uses', async (t) => {
   const text = 'defaults:\n  maxUpstreamConnections: 9\nremotes:\n  a:\n    url: https://a.example/\n    maxConnections: 2\n  b:\n    url: https://b.example/\n';
   const config = parseConfig(text, 'g.yaml');
-  t.equal(config.remotes.get('a')?.maxConnections, 2);
-  t.equal(config.remotes.get('b')?.maxConnections, 9);
+  t.equal(config.remotes.get('a')?.maxUpstreamConnections, 2);
+  t.equal(config.remotes.get('b')?.maxUpstreamConnections, 9);
   t.equal(config.warnings?.length, 1);
 });
 
@@ -72,7 +72,7 @@ t.test('both names in one place are refused, naming the line and which to keep',
 
 t.test('the new name has the old one’s bounds; the JSON Schema marks the old one deprecated', async (t) => {
   t.match(problemsOf(t, 'remotes:\n  a:\n    url: https://a.example/\n    maxUpstreamConnections: 10001\n'), [/remotes\.a\.maxUpstreamConnections/]);
-  t.equal(parseConfig('remotes:\n  a:\n    url: https://a.example/\n    maxUpstreamConnections: 10000\n', 'g.yaml').remotes.get('a')?.maxConnections, 10000);
+  t.equal(parseConfig('remotes:\n  a:\n    url: https://a.example/\n    maxUpstreamConnections: 10000\n', 'g.yaml').remotes.get('a')?.maxUpstreamConnections, 10000);
   const schema = configJsonSchema() as { properties: { defaults: { properties: Record<string, { deprecated?: boolean }> } } };
   t.equal(schema.properties.defaults.properties.maxConnections?.deprecated, true);
   t.equal(schema.properties.defaults.properties.maxUpstreamConnections?.deprecated, undefined);

@@ -39,7 +39,7 @@ t.test('minimal valid config gets every default', async (t) => {
   t.equal(remote?.allowPrivateNetwork, builtinPolicy.allowPrivateNetwork);
   t.equal(remote?.allowPrivateNetwork, false, 'private networks are denied by default');
   t.equal(remote?.keepRemoteErrorData, false);
-  t.equal(remote?.maxConnections, builtinPolicy.maxUpstreamConnections);
+  t.equal(remote?.maxUpstreamConnections, builtinPolicy.maxUpstreamConnections);
   t.same(remote?.forwardHeaders, []);
   t.same([...(remote?.methods ?? [])].sort(), [...A2A_METHODS.keys()].sort(), 'all methods allowed');
   t.same(remote?.tls, {});

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { A2A_ERROR_DOMAIN, ERROR_DOMAIN, ERROR_INFO_TYPE, a2aErrorReasons, gatewayErrors } from '../../src/envelope/codes.js';
 import { findGatewayErrorInfo, type JsonRpcId } from '../../src/envelope/envelope.js';
-import { fail, normalizeJsonText, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
+import { failureEnvelope, normalizeJsonText, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { assertEnvelope } from '../support/envelope-invariants.js';
 
 const basePolicy: NormalizePolicy = { remote: 'weather', maxErrorMessageBytes: 200, maxJsonDepth: 64, keepRemoteErrorData: false };
@@ -495,9 +495,9 @@ t.test('A2A codes: A2A\'s ErrorInfo comes first for 1.0 callers, synthesized fro
     const other = call(JSON.stringify({ error: { code, message: 'm' } }));
     t.same(other.error?.data.map((d) => d.domain), [ERROR_DOMAIN], `${code} is not an A2A-specific code`);
   }
-  const gateway = fail(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200 });
+  const gateway = failureEnvelope(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200 });
   t.same(JSON.parse(gateway.json).error.data.map((d: Record<string, string>) => d.reason), ['INVALID_AGENT_RESPONSE', 'INVALID_JSON'], 'the gateway\'s own -32006 too');
-  const gateway03 = fail(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200, caller: '0.3' });
+  const gateway03 = failureEnvelope(1, 'INVALID_JSON', { remote: 'weather', httpStatus: 200, caller: '0.3' });
   t.same(JSON.parse(gateway03.json).error.data.map((d: Record<string, string>) => d.reason), ['INVALID_JSON']);
 });
 
@@ -545,7 +545,7 @@ t.test('normalizeJsonText defaults to HTTP 200 (the SSE event path)', async (t) 
 });
 
 t.test('fail builds a catalogue error with string metadata', async (t) => {
-  const out = fail(7, 'UPSTREAM_TIMEOUT', { remote: 'weather', httpStatus: 504, metadata: { afterMs: 300, retry: false } });
+  const out = failureEnvelope(7, 'UPSTREAM_TIMEOUT', { remote: 'weather', httpStatus: 504, metadata: { afterMs: 300, retry: false } });
   assertEnvelope(out, { callerId: 7, status: 504, policy: basePolicy });
   const env = JSON.parse(out.json);
   t.equal(env.error.code, -32603);

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
-import { fail, normalizeJsonText, normalizeJsonTextFully, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
+import { failureEnvelope, normalizeJsonText, normalizeJsonTextFully, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
 import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
@@ -63,7 +63,7 @@ const dataArb = fc.oneof(
 function fullPathJson(data: string, ctx: EventContext, index: number): string {
   const n = normalizeJsonTextFully(data, ctx.callerId, ctx.policy, ctx.httpStatus);
   if (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR') return oneLine(n.json);
-  return fail(ctx.callerId, 'INVALID_EVENT', {
+  return failureEnvelope(ctx.callerId, 'INVALID_EVENT', {
     remote: ctx.policy.remote,
     httpStatus: ctx.httpStatus,
     metadata: { cause: n.outcome, event: index },

@@ -62,7 +62,7 @@ t.test('each worker gets its share of the divided limits; Redis buckets and per-
   t.same([a.limits.maxConcurrent, b.limits.maxConcurrent], [3, 2], 'maxConcurrent 5 = 3 + 2');
   t.same([a.limits.maxQueued, b.limits.maxQueued], [2, 1]);
   t.same([a.rateLimit, b.rateLimit], [{ perSecond: 5, burst: 3 }, { perSecond: 5, burst: 2 }]);
-  t.same([a.maxConnections, b.maxConnections], [2, 1], 'pool sockets');
+  t.same([a.maxUpstreamConnections, b.maxUpstreamConnections], [2, 1], 'pool sockets');
   t.same([a.circuitBreaker.failureThreshold, b.circuitBreaker.failureThreshold], [3, 3], 'ceil(5 / 2) failures seen by one worker');
   t.same([first!.server.maxConnections, second!.server.maxConnections], [51, 50]);
   t.same([first!.server.maxBufferedBytes, second!.server.maxBufferedBytes], [8388608, 8388608]);
@@ -73,7 +73,7 @@ t.test('each worker gets its share of the divided limits; Redis buckets and per-
   const shared = parseConfig(yaml('workers: 4', 'rateLimit: { perSecond: 10, burst: 1, store: { type: redis, url: "redis://127.0.0.1:6379" } }'), 'gw.yaml');
   t.same(workerShare(shared, 4, 3).remotes.get('agent')!.rateLimit, shared.remotes.get('agent')!.rateLimit, 'a Redis bucket is one bucket for all workers');
   const pool = parseConfig(yaml('workers: 4', 'maxConnections: 2'), 'gw.yaml');
-  t.equal(workerShare(pool, 4, 4).remotes.get('agent')!.maxConnections, 1, 'at least one pool socket per worker');
+  t.equal(workerShare(pool, 4, 4).remotes.get('agent')!.maxUpstreamConnections, 1, 'at least one pool socket per worker');
 });
 
 t.test('a limit that cannot be divided is refused at load, naming the key (at the bound: accepted)', async (t) => {

@@ -29,7 +29,7 @@ export interface GrpcClientOptions {
   readonly tls?: ResolvedTls;
   readonly allowPrivateNetwork: boolean;
   readonly keepRemoteErrorData: boolean;
-  readonly maxConnections: number;
+  readonly maxSessions: number;
   readonly timeouts: Pick<Timeouts, 'connectMs' | 'headersMs' | 'totalMs' | 'streamIdleMs' | 'streamNoDataMs' | 'maxStreamMs'>;
   readonly limits: Pick<Limits, 'maxResponseBytes' | 'maxEventBytes' | 'maxStreamBytes' | 'maxStreamEvents' | 'maxErrorMessageBytes'>;
   /** The remote's credential headers, fresh per call (CredentialSource.headers). */
@@ -52,7 +52,7 @@ export class GrpcRemoteClient implements CallHandler {
       allowPrivateNetwork: opts.allowPrivateNetwork,
       ...(opts.resolver ? { resolver: opts.resolver } : {}),
       connectMs: opts.timeouts.connectMs,
-      maxConnections: opts.maxConnections,
+      maxSessions: opts.maxSessions,
       keepaliveMs: opts.keepaliveMs ?? 30_000,
       keepaliveTimeoutMs: opts.keepaliveTimeoutMs ?? 10_000,
       idleMs: opts.idleMs ?? 60_000,

@@ -3,7 +3,7 @@
  * socket goes through the egress guard (a `lookup` that checks each resolved
  * address before connecting; IP literals are checked up front) while the
  * :authority and the TLS server name stay the configured host. At most
- * `maxConnections` sessions; a call takes the least busy one that is not
+ * `maxSessions` sessions; a call takes the least busy one that is not
  * draining. Keepalive PINGs find dead connections; idle ones are closed.
  *
  * Why not a grpc-js Channel: grpc-js turns every transport and framing
@@ -28,7 +28,7 @@ export interface SessionPoolOptions {
   /** Injectable resolver (tests play DNS with it); the guard wraps it. */
   readonly resolver?: LookupFunction;
   readonly connectMs: number;
-  readonly maxConnections: number;
+  readonly maxSessions: number;
   /** PING interval while calls are in flight, and how long an answer may take. */
   readonly keepaliveMs: number;
   readonly keepaliveTimeoutMs: number;
@@ -64,8 +64,8 @@ export class SessionPool {
       if (s.goaway || s.failure || s.session.destroyed || s.session.closed) continue;
       if (!best || s.active < best.active) best = s;
     }
-    if (best && (best.active === 0 || this.sessions.size >= this.opts.maxConnections)) return best;
-    if (this.sessions.size >= this.opts.maxConnections) {
+    if (best && (best.active === 0 || this.sessions.size >= this.opts.maxSessions)) return best;
+    if (this.sessions.size >= this.opts.maxSessions) {
       // Every slot holds a draining or failed session that has not closed yet.
       return best ?? 'OVERLOADED';
     }
