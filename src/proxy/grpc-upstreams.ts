@@ -168,7 +168,7 @@ export class GrpcUpstreamClients implements GrpcUpstreams {
     // gRPC is A2A 1.0's binding: the card is asked for (and cached) as version 1.0.
     return this.opts.cardCache.get(
       this.opts.cardKey(remote.name, '1.0'),
-      // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts); the caller's signal ends it sooner.
+      // The fetch's own deadline is the remote's cardMs (cards/card-fetch.ts); the caller's signal ends it sooner.
       () => loadRemoteCard(remote, this.opts.fetchCard, signal, '1.0', requestId),
       { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
     );

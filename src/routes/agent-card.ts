@@ -162,7 +162,7 @@ async function serveCard(
     const forwarded = version === DEFAULT_A2A_VERSION ? undefined : version;
     const load = () => {
       fetched = true;
-      // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts): UPSTREAM_TIMEOUT "no card within N ms".
+      // The fetch's own deadline is the remote's cardMs (cards/card-fetch.ts): UPSTREAM_TIMEOUT "no card within N ms".
       return loadRemoteCard(remote, fetchCard, undefined, forwarded, request.id, { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate });
     };
     cached = await cache.get(cardCacheKey(remote.name, version), load, {

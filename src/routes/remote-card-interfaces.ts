@@ -67,7 +67,7 @@ export function remoteCardInterfaces(
     try {
       const cached = await cache.get(
         cardCacheKey(remote.name, CARD_VERSION),
-        // The fetch's own deadline is the remote's cardMs (a2a/card-fetch.ts).
+        // The fetch's own deadline is the remote's cardMs (cards/card-fetch.ts).
         () => loadRemoteCard(remote, fetchCard, undefined, CARD_VERSION),
         { ttlMs: remote.timeouts.cardCacheTtlMs, staleMs: remote.timeouts.cardCacheStaleMs },
       );

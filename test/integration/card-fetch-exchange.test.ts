@@ -1,5 +1,5 @@
 /**
- * Card fetches on the one upstream exchange (src/a2a/card-fetch.ts over
+ * Card fetches on the one upstream exchange (src/cards/card-fetch.ts over
  * src/upstream/exchange.ts) against a real card server on 127.0.0.1: the
  * decoded cap just at and one byte over (identity and gzip), the card
  * deadline (`timeouts.cardMs`) on the fetch's own abort point with no

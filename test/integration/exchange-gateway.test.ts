@@ -1,7 +1,7 @@
 /**
  * The one upstream exchange seen through the gateway, for both stream paths
  * (a JSON-RPC caller: proxy/stream.ts; an HTTP+JSON caller:
- * core/stream-runner.ts) and both unary paths, against real remotes on
+ * proxy/stream-runner.ts) and both unary paths, against real remotes on
  * 127.0.0.1:
  * - a caller that does not read pauses the remote (it is left blocked on its
  *   socket, having offered a bounded part of the stream), and once the caller
