@@ -12,7 +12,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { literalHostDenied } from '../upstream/egress.js';
 import { CallAborted, classifyTransportError } from '../upstream/errors.js';
@@ -180,8 +180,7 @@ export function createCardFetcher(deps: CardFetcherDeps): FetchCard {
       signal?.removeEventListener('abort', onCallerAbort);
       release?.();
       lease?.release();
-      if (policy && verdict === 'failure') policy.breaker.onFailure();
-      else if (policy && verdict === 'success') policy.breaker.onSuccess();
+      if (policy) applyVerdict(policy.breaker, verdict);
       trace?.end({ status: httpStatus, reason: outcome === 'ok' ? undefined : outcome });
       deps.onFetch?.({
         remote: remote.name,

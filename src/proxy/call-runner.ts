@@ -21,7 +21,7 @@ import { withRetries } from '../policy/retry.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { tracedAttempt } from '../telemetry/call-trace.js';
 import type { CallTelemetry } from '../telemetry/tracing.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
 import type { UpstreamAnswer } from '../upstream/read-body.js';
@@ -30,6 +30,7 @@ import type { A2ACall } from '../core/call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from '../core/outcome.js';
 import { redactOutcome } from '../core/redact-outcome.js';
 import type { CodecPolicy, UpstreamCodec, UpstreamHttpRequest } from '../core/upstream-codec.js';
+import { recordUpstreamDuration } from './reply.js';
 
 export interface GatewayErrorContext {
   readonly remote?: string | undefined;
@@ -162,10 +163,7 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
   const abort = new CallAbort();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
   abort.startTotal(remote.timeouts.totalMs);
-  const onCallerClose = () => {
-    if (!out.writableFinished) abort.abort('CALLER_CLOSED');
-  };
-  out.once('close', onCallerClose);
+  abort.watchCaller(out);
   abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
@@ -191,10 +189,7 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
         ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: abort.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
         : await attempt();
     abort.stopHeaders();
-    // The upstream duration: request sent → response head (retries included), for every kind of call (upstream/exchange.ts).
-    const upstreamMs = performance.now() - upstreamStarted;
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
-    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+    recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
@@ -212,11 +207,9 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
     }
   } finally {
     abort.finish();
-    out.off('close', onCallerClose);
     release?.();
     lease.release();
   }
-  if (verdict === 'failure') runtime.breaker.onFailure();
-  else if (verdict === 'success') runtime.breaker.onSuccess();
+  applyVerdict(runtime.breaker, verdict);
   return result;
 }

@@ -24,7 +24,7 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
 import { withRetries } from '../policy/retry.js';
@@ -33,7 +33,7 @@ import type { CallLog, GatewayContext } from './context.js';
 import type { StreamTelemetry } from '../telemetry/tracing.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from './push-call.js';
 import { beginA2ACallTrace } from '../telemetry/call-trace.js';
-import { recordCallLine } from './reply.js';
+import { recordCallLine, recordUpstreamDuration } from './reply.js';
 
 /** What the handler needs of a remote's gRPC side: its client, or the error that answers the call. */
 export interface GrpcUpstreams {
@@ -240,11 +240,9 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
         } else {
           const upstreamStarted = performance.now();
           const answer = await unaryWithRetries(admitted, admitted.call, abort.signal, log);
-          log.upstreamMs = Math.round((performance.now() - upstreamStarted) * 1000) / 1000;
-          ctx.metrics.upstreamLatency.observe({ remote: call.remote }, (performance.now() - upstreamStarted) / 1000);
+          recordUpstreamDuration(ctx, call.remote, log, upstreamStarted);
           const verdict = breakerVerdictOf(answer.outcome);
-          if (verdict === 'failure') admitted.runtime.breaker.onFailure();
-          else if (verdict === 'success') admitted.runtime.breaker.onSuccess();
+          applyVerdict(admitted.runtime.breaker, verdict);
           const outcome = abort.error?.reason === 'GATEWAY_SHUTDOWN' ? refused('GATEWAY_SHUTDOWN', call) : answer.outcome;
           const metadata = redactMetadata(admitted, answer.metadata, log);
           reply = { outcome: finishOutcome(admitted, call, outcome, log), ...(metadata ? { metadata } : {}) };
@@ -303,9 +301,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
             signal: abort.signal,
             open: (metadata) => {
               // The response head (its metadata): the upstream duration's one meaning, request sent → response head.
-              const upstreamMs = performance.now() - upstreamStarted;
-              log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
-              ctx.metrics.upstreamLatency.observe({ remote: call.remote }, upstreamMs / 1000);
+              recordUpstreamDuration(ctx, call.remote, log, upstreamStarted);
               return sink.open(redactMetadata(open, metadata, log) ?? {});
             },
             write: (event) => {
@@ -331,8 +327,7 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
             ctx.metrics.streamEvents.inc({ remote: call.remote }, log.events ?? 0);
           }
           const verdict = breakerVerdictOf(finalError);
-          if (verdict === 'failure') open.runtime.breaker.onFailure();
-          else if (verdict === 'success') open.runtime.breaker.onSuccess();
+          applyVerdict(open.runtime.breaker, verdict);
         }
       } catch (err) {
         onInternalError(call, err);

@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
 import { DirectReply, type CallReply } from '../jsonrpc/call-io.js';
+import type { StreamOutcome } from '../stream/relay.js';
 import { endCallTrace } from '../telemetry/call-trace.js';
 import type { CallLog, GatewayContext } from './context.js';
 
@@ -14,6 +15,25 @@ export function finishCall(ctx: GatewayContext, reply: CallReply, log: CallLog, 
   // A relayed stream's call ends here (its stream telemetry said how); an envelope's already ended in sendEnvelope.
   endCallTrace(reply);
   recordCallLine(ctx, reply.request.log, reply.request.id, log, started);
+}
+
+/**
+ * The upstream duration, request sent → response head (retries included): its one meaning for every kind of call
+ * (upstream/exchange.ts), in the metric and in the call line.
+ */
+export function recordUpstreamDuration(ctx: GatewayContext, remote: string, log: CallLog, upstreamStarted: number): void {
+  const upstreamMs = performance.now() - upstreamStarted;
+  ctx.metrics.upstreamLatency.observe({ remote }, upstreamMs / 1000);
+  log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+}
+
+/** What a relayed stream did, into its call line and the events counter (both stream paths). */
+export function recordRelayedStream(ctx: GatewayContext, remote: string, log: CallLog, relayed: StreamOutcome): void {
+  log.outcome = relayed.callerClosed && relayed.outcome === 'ok' ? 'CALLER_CLOSED' : relayed.outcome;
+  log.events = relayed.events;
+  log.bytesOut = relayed.bytesOut;
+  if (relayed.redactions) log.redactions = (log.redactions ?? 0) + relayed.redactions;
+  ctx.metrics.streamEvents.inc({ remote }, relayed.events);
 }
 
 /** The call's metrics and its one log line, whatever binding the caller spoke. */

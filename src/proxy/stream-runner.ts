@@ -13,7 +13,7 @@ import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { CallLog } from './context.js';
 import { relayStream } from '../stream/relay.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { sendExchange, type UpstreamResponse } from '../upstream/exchange.js';
@@ -33,6 +33,7 @@ import {
 import { ItemRelayCore } from '../core/item-relay-core.js';
 import { traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
 import type { StreamItem } from '../core/outcome.js';
+import { recordRelayedStream, recordUpstreamDuration } from './reply.js';
 
 /** The caller's side of a relayed stream. */
 export interface StreamCaller {
@@ -59,10 +60,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
   // Until the relay takes over (its own timers bound the stream), the headers wait and a non-stream body are bounded.
   abort.startTotal(remote.timeouts.totalMs);
   abort.startHeaders(Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
-  const onCallerClose = () => {
-    if (!out.writableFinished) abort.abort('CALLER_CLOSED');
-  };
-  out.once('close', onCallerClose);
+  abort.watchCaller(out);
   abort.watchDrain(ctx.drainEnd);
 
   let release: (() => void) | undefined;
@@ -79,10 +77,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
       sendExchange(ctx.pools.get(remote), { path: built.request.path, method: built.request.method, headers: sent, body: built.request.body ?? null }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf }, abort),
     ));
     abort.stopHeaders();
-    // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
-    const upstreamMs = performance.now() - upstreamStarted;
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
-    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+    recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
@@ -127,11 +122,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
         },
       ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
       traceStreamEnd(trace, relayed);
-      log.outcome = relayed.callerClosed && relayed.outcome === 'ok' ? 'CALLER_CLOSED' : relayed.outcome;
-      log.events = relayed.events;
-      log.bytesOut = relayed.bytesOut;
-      if (relayed.redactions) log.redactions = (log.redactions ?? 0) + relayed.redactions;
-      ctx.metrics.streamEvents.inc({ remote: remote.name }, relayed.events);
+      recordRelayedStream(ctx, remote.name, log, relayed);
       verdict = breakerVerdict(res.statusCode, relayed.outcome);
       run = { relayed: true };
     }
@@ -148,11 +139,9 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
     // A stream head the relay never took (something failed in between) must not hold its socket paused.
     upstreamRes?.stream?.destroy();
     abort.finish();
-    out.off('close', onCallerClose);
     release?.();
     lease.release();
   }
-  if (verdict === 'failure') runtime.breaker.onFailure();
-  else if (verdict === 'success') runtime.breaker.onSuccess();
+  applyVerdict(runtime.breaker, verdict);
   return run;
 }

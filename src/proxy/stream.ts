@@ -21,12 +21,12 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream, type StreamOutcome, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { sendExchange, type StreamSource, type UpstreamResponse } from '../upstream/exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
-import { finishCall, sendEnvelope } from './reply.js';
+import { finishCall, recordRelayedStream, recordUpstreamDuration, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { normalizeUpstreamReply } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
@@ -51,10 +51,7 @@ export async function streamCall(
   // and so is reading a body that is not a stream (the unary total deadline).
   abort.startTotal(remote.timeouts.totalMs);
   abort.startHeaders(Math.min(remote.timeouts.headersMs, remote.timeouts.totalMs));
-  const onCallerClose = () => {
-    if (!reply.raw.writableFinished) abort.abort('CALLER_CLOSED');
-  };
-  reply.raw.once('close', onCallerClose);
+  abort.watchCaller(reply.raw);
   // Shutdown's drainMs is up before any stream started: answer GATEWAY_SHUTDOWN rather than have the socket cut.
   abort.watchDrain(ctx.drainEnd);
 
@@ -76,10 +73,7 @@ export async function streamCall(
       sendExchange(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { limits: { maxBytes: remote.limits.maxResponseBytes, hold: lease }, streamIf: eventStreamHead }, abort),
     ));
     abort.stopHeaders();
-    // The upstream duration: request sent → response head, for every kind of call (upstream/exchange.ts).
-    const upstreamMs = performance.now() - upstreamStarted;
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
-    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+    recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const redactor = runtime.redactor();
@@ -121,12 +115,10 @@ export async function streamCall(
     // A stream head the relay never took (something failed in between) must not hold its socket paused.
     upstreamRes?.stream?.destroy();
     abort.finish();
-    reply.raw.off('close', onCallerClose);
     release?.();
     lease.release();
   }
-  if (verdict === 'failure') runtime.breaker.onFailure();
-  else if (verdict === 'success') runtime.breaker.onSuccess();
+  applyVerdict(runtime.breaker, verdict);
   if (normalized && errorAsEventStream(bridge, answeredUpstream, normalized)) return sendErrorEvent(ctx, reply, normalized, log, started, responseHeaders);
   if (normalized) return sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
   finishCall(ctx, reply, log, started);
@@ -187,11 +179,7 @@ async function relay(
     },
   ).finally(() => ctx.metrics.openStreams.dec({ remote: remote.name }));
   traceStreamEnd(trace, outcome);
-  log.outcome = outcome.callerClosed && outcome.outcome === 'ok' ? 'CALLER_CLOSED' : outcome.outcome;
-  log.events = outcome.events;
-  log.bytesOut = outcome.bytesOut;
-  if (outcome.redactions) log.redactions = (log.redactions ?? 0) + outcome.redactions;
-  ctx.metrics.streamEvents.inc({ remote: remote.name }, outcome.events);
+  recordRelayedStream(ctx, remote.name, log, outcome);
   return outcome.outcome;
 }
 

@@ -15,12 +15,12 @@ import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
-import { breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
+import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError, describeForLog } from '../upstream/errors.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
-import { sendEnvelope } from './reply.js';
+import { recordUpstreamDuration, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
 import { RETRYABLE, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
@@ -42,10 +42,7 @@ export async function unaryCall(
   const abort = new CallAbort();
   const deadlineAt = Date.now() + remote.timeouts.totalMs;
   abort.startTotal(remote.timeouts.totalMs);
-  const onCallerClose = () => {
-    if (!reply.raw.writableFinished) abort.abort('CALLER_CLOSED');
-  };
-  reply.raw.once('close', onCallerClose);
+  abort.watchCaller(reply.raw);
   // Shutdown's drainMs is up: answer GATEWAY_SHUTDOWN now rather than have the socket cut.
   abort.watchDrain(ctx.drainEnd);
   const onInternalError = (err: unknown) =>
@@ -83,10 +80,7 @@ export async function unaryCall(
           })
         : await attempt();
     abort.stopHeaders();
-    // The upstream duration: request sent → response head (retries included), for every kind of call (upstream/exchange.ts).
-    const upstreamMs = performance.now() - upstreamStarted;
-    ctx.metrics.upstreamLatency.observe({ remote: remote.name }, upstreamMs / 1000);
-    log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
+    recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
     log.upstreamStatus = res.statusCode;
     responseHeaders = filterUpstreamResponseHeaders(res.headers);
     const redactor = runtime.redactor();
@@ -113,11 +107,9 @@ export async function unaryCall(
     }
   } finally {
     abort.finish();
-    reply.raw.off('close', onCallerClose);
     release?.();
     lease.release();
   }
-  if (verdict === 'failure') runtime.breaker.onFailure();
-  else if (verdict === 'success') runtime.breaker.onSuccess();
+  applyVerdict(runtime.breaker, verdict);
   sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
 }

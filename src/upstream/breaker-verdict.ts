@@ -27,3 +27,15 @@ export function breakerVerdict(status: number | undefined, ended: string | undef
   if (status === undefined) return 'none';
   return status >= 500 ? 'failure' : 'success';
 }
+
+/** A breaker as the verdict feeds it (policy/circuit-breaker.ts). */
+export interface VerdictSink {
+  onSuccess(): void;
+  onFailure(): void;
+}
+
+/** Feeds `verdict` to `breaker` ('none' feeds nothing). */
+export function applyVerdict(breaker: VerdictSink, verdict: BreakerVerdict): void {
+  if (verdict === 'failure') breaker.onFailure();
+  else if (verdict === 'success') breaker.onSuccess();
+}

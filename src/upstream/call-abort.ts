@@ -15,6 +15,13 @@ import { CallAborted } from './errors.js';
 import { Deadline, deadlines, type DeadlineQueues } from './deadlines.js';
 import type { Reason } from '../envelope/codes.js';
 
+/** The caller's side of the call (a ServerResponse): its closing before the reply finished means the caller left. */
+export interface CallerSide {
+  readonly writableFinished: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
 /** The thing a call is doing right now that must stop when it is aborted. */
 export interface AbortTarget {
   abort(error: CallAborted): void;
@@ -27,6 +34,10 @@ export class CallAbort {
   readonly #total = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
   readonly #headers = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
   #drain: DrainWatch | undefined;
+  #caller: CallerSide | undefined;
+  readonly #onCallerClose = (): void => {
+    if (this.#caller && !this.#caller.writableFinished) this.abort('CALLER_CLOSED');
+  };
 
   constructor(private readonly queues: DeadlineQueues = deadlines) {}
 
@@ -89,10 +100,18 @@ export class CallAbort {
     this.#drain.calls.add(this);
   }
 
-  /** The call is over: no deadline, drain or target is left holding it. */
+  /** Aborts with CALLER_CLOSED when the caller's side closes before its reply finished. */
+  watchCaller(caller: CallerSide): void {
+    this.#caller = caller;
+    caller.once('close', this.#onCallerClose);
+  }
+
+  /** The call is over: no deadline, drain, caller listener or target is left holding it. */
   finish(): void {
     this.queues.stop(this.#total);
     this.queues.stop(this.#headers);
+    this.#caller?.off('close', this.#onCallerClose);
+    this.#caller = undefined;
     this.#drain?.calls.delete(this);
     this.#drain = undefined;
     this.#target = undefined;
