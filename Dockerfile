@@ -15,7 +15,10 @@ FROM node:24-bookworm-slim AS runtime
 # The config file decides the ports (server.port, server.opsPort); the gateway and
 # its HEALTHCHECK read the same file by the same rule (src/config/listen.ts).
 # `docker run -e A2A_EGRESS_PORT=N` moves the caller port for both.
+# NODE_OPTIONS: a 32 MiB young generation, about a quarter less CPU per call than V8's default (see
+# src/cluster/young-generation.ts); keep the flag if you set NODE_OPTIONS yourself.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=32 \
     A2A_EGRESS_CONFIG=/etc/a2a-egress/gateway.yaml
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { YOUNG_GENERATION_FLAG } from '../src/cluster/young-generation.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const TMP = mkdtempSync(join(tmpdir(), 'a2a-egress-bench-'));
@@ -27,9 +28,16 @@ export function buildGateway(): { ok: boolean; output: string } {
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}`.trim() };
 }
 
+/**
+ * The V8 flags of every Node process on a measured path (the gateway and each hop): the gateway's young generation as
+ * its launchers set it (src/cluster/young-generation.ts), so that peers differ by their code, not their runtime
+ * settings. The unary table also has a gateway without it (V8's default), to show what the flag is worth.
+ */
+export const PEER_NODE_FLAGS: readonly string[] = [YOUNG_GENERATION_FLAG];
+
 /** Starts a bench script that prints `{"port":N}` on its first stdout line. */
 async function startScript(name: string, script: string, args: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, '--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -72,6 +80,8 @@ export interface GatewayLaunch {
   readonly logFile?: string;
   /** Extra node flags, e.g. --cpu-prof. */
   readonly nodeArgs?: readonly string[];
+  /** 'v8-default': without PEER_NODE_FLAGS' young generation (what a bare `node dist/cli.js` gets). */
+  readonly youngGeneration?: 'gateway' | 'v8-default';
   /** Overrides for the endless-body remote's maxResponseBytes. */
   readonly maxResponseBytes?: number;
   /** Extra `server:` keys, e.g. `{ workers: 2 }`; a gateway that does not know one refuses to start (GatewayRefused). */
@@ -134,7 +144,7 @@ export async function startGateway(launch: GatewayLaunch): Promise<Child> {
   const out = launch.logFile ? openSync(launch.logFile, 'a') : 'ignore';
   const child = spawn(
     process.execPath,
-    [...(launch.nodeArgs ?? []), join(ROOT, 'dist/cli.js'), '--config', configPath, '--port', String(port)],
+    [...(launch.youngGeneration === 'v8-default' ? [] : PEER_NODE_FLAGS), ...(launch.nodeArgs ?? []), join(ROOT, 'dist/cli.js'), '--config', configPath, '--port', String(port)],
     { cwd: ROOT, stdio: ['ignore', out, 'pipe'] },
   );
   if (typeof out === 'number') closeSync(out);

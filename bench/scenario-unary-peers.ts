@@ -137,6 +137,7 @@ function goalRows(by: Map<string, PeerSummary>): Row[] {
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs @fastify/http-proxy', by.get('http-proxy'), gw, 1);
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs bare dispatch hop', by.get('dispatch-hop'), gw, 1.5);
   cpuRow('unary CPU µs per call: gateway (JSON-RPC) vs bare Fastify hop', by.get('fastify-hop'), gw, null);
+  cpuRow("unary CPU µs per call: gateway (JSON-RPC) as launched vs with V8's default young generation", by.get('gateway-jsonrpc-v8-default'), gw, null);
   cpuRow('unary CPU µs per call: gateway HTTP+JSON → JSON-RPC remote vs JSON-RPC', gw, by.get('gateway-rest'), 1.1);
   cpuRow('unary CPU µs per call: gateway HTTP+JSON → HTTP+JSON remote vs JSON-RPC', gw, by.get('gateway-rest-rest'), 1.1);
   cpuRow('unary CPU µs per call: gateway 2 workers vs 1 (all processes)', gw, by.get('gateway-workers-2'), null);

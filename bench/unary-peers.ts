@@ -6,6 +6,7 @@
  *   fastify-hop       Fastify + undici.request, bytes through (bench/reference-hop.ts)
  *   http-proxy        @fastify/http-proxy with its defaults (bench/http-proxy-hop.ts)
  *   gateway-jsonrpc   the gateway, JSON-RPC binding (POST /remotes/<name>)
+ *   gateway-jsonrpc-v8-default  a second gateway without the young-generation flag every other Node peer runs with
  *   gateway-rest      the same gateway process, HTTP+JSON caller (POST /remotes/<name>/message:send), JSON-RPC remote
  *   gateway-rest-rest the same, to an HTTP+JSON remote (binding: http+json) on the same upstream route
  *   gateway-workers-2 a second gateway with `server.workers: 2`, JSON-RPC
@@ -18,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { REST_HEADERS, REST_SEND_REQUEST, UNARY_REQUEST } from './bodies.js';
 import { directUrl, gatewayUrl, type BenchContext } from './context.js';
 import { httpPeer, isSkipped, jsonRpcResult, sendMessageResponse, type PeerStart } from './peers.js';
-import { GatewayRefused, ROOT, startDispatchHop, startGateway, startHttpProxyHop, startReferenceHop } from './processes.js';
+import { GatewayRefused, PEER_NODE_FLAGS, ROOT, startDispatchHop, startGateway, startHttpProxyHop, startReferenceHop } from './processes.js';
 
 /** The upstream route every unary peer reaches, and the gateway remote that points at it (bench/processes.ts). */
 const ROUTE = '/unary/1024';
@@ -73,6 +74,13 @@ const httpProxy: PeerFactory = async (ctx) => {
 
 const gatewayJsonRpc: PeerFactory = async (ctx) =>
   jsonRpcPeer('gateway-jsonrpc', 'a2a-egress, JSON-RPC', 'the gateway (logLevel warn): POST /remotes/<name> with a JSON-RPC message/send', ctx.gateway.port, ctx.gateway.pid);
+
+/** The same gateway started as a bare `node dist/cli.js` is: V8's default young generation (bench/processes.ts). */
+const gatewayV8Default: PeerFactory = async (ctx) => {
+  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', youngGeneration: 'v8-default' });
+  const what = `a second gateway started without ${PEER_NODE_FLAGS.join(' ')} (V8's default 16 MiB semi-space), JSON-RPC`;
+  return jsonRpcPeer('gateway-jsonrpc-v8-default', "a2a-egress, JSON-RPC, V8's default young generation", what, gw.port, gw.pid, () => gw.stop());
+};
 
 /** What a reply that is not a success says: its ErrorInfo or problem `reason`, if it has one. */
 function reasonIn(text: string): string {
@@ -149,7 +157,7 @@ async function modulePeers(ctx: BenchContext): Promise<PeerStart[]> {
 
 /** Starts every peer, in table order; direct first (the others are compared with it). */
 export async function startUnaryPeers(ctx: BenchContext): Promise<PeerStart[]> {
-  const factories = [direct, dispatchHop, fastifyHop, httpProxy, gatewayJsonRpc, gatewayRest, gatewayRestRest, gatewayWorkers];
+  const factories = [direct, dispatchHop, fastifyHop, httpProxy, gatewayJsonRpc, gatewayV8Default, gatewayRest, gatewayRestRest, gatewayWorkers];
   const started: PeerStart[] = [];
   try {
     for (const factory of factories) started.push(await factory(ctx));

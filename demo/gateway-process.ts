@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
+import { YOUNG_GENERATION_FLAG } from '../src/cluster/young-generation.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLED_CONFIG = join(REPO_ROOT, 'config', 'gateway.yaml');
@@ -49,7 +50,7 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 export function startGatewayProcess(configPath: string): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--config', configPath, '--port', '0'], {
+  const child = spawn(process.execPath, [YOUNG_GENERATION_FLAG, '--import', 'tsx', 'src/cli.ts', '--config', configPath, '--port', '0'], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,6 +24,7 @@ import { VERSION } from '../version.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { isFromWorker, SLOT_ENV, WORKERS_ENV, type FromWorker, type ListenResult } from './messages.js';
 import { RestartPolicy } from './restart-policy.js';
+import { workerExecArgv } from './young-generation.js';
 
 /** Past drainMs, workers answer what is left and close (server.ts's grace); past this too, they are killed. */
 const DRAIN_MARGIN_MS = 5_000;
@@ -68,6 +69,8 @@ export function startPrimary(opts: PrimaryOptions): Primary {
   const exited = new Promise<number>((resolve) => (finish = resolve));
   const alive = () => [...slots.keys()];
 
+  // Workers get the gateway's young generation even when the primary was started without it (young-generation.ts).
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = (slot: number) => {
     const worker = cluster.fork({ [SLOT_ENV]: String(slot), [WORKERS_ENV]: String(count) });
     slots.set(worker, slot);

@@ -12,11 +12,12 @@
  * One gateway for the whole file (three processes cost real CPU on a shared
  * machine); the subtests run in order and the last one stops it.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, writeTempConfig, type SpawnedGateway } from '../support/gateway.js';
+import { YOUNG_GENERATION_FLAG } from '../../src/cluster/young-generation.js';
 import { sdkGrpcClientFromBaseUrl } from '../support/grpc-gateway.js';
 import { sampleValue } from '../support/ops-gateway.js';
 import { replyText, sendText } from '../support/sdk-client.js';
@@ -94,6 +95,8 @@ t.test('the primary logs one listening line naming the workers; each worker says
   const workers = lines().filter((l) => l.msg === 'worker listening');
   t.same(workers.map((l) => l.worker).sort(), [1, 2]);
   t.not(workers[0]!.pid, workers[1]!.pid, 'two processes');
+  // The primary was started without it: each worker still runs with the gateway's young generation.
+  for (const w of workers) t.ok(readFileSync(`/proc/${w.pid}/cmdline`, 'utf8').split('\0').includes(YOUNG_GENERATION_FLAG), `worker ${w.worker} has ${YOUNG_GENERATION_FLAG}`);
 });
 
 t.test('calls succeed and are spread over both workers', async (t) => {

@@ -138,6 +138,7 @@ t.test('the Dockerfile checks catch each kind of mistake', async (t) => {
     ['the port on the command line, out of the health check’s sight', (s) => s.replace('"--host", "0.0.0.0"]', '"--host", "0.0.0.0", "--port", "9000"]'), /must not pass --port/],
     ['EXPOSE another port', (s) => s.replace('EXPOSE 8080', 'EXPOSE 9000'), /EXPOSE must match the caller port \(8080\)/],
     ['a port variable nothing reads', (s) => s.replace('ENV NODE_ENV=production', 'ENV A2A_EGRESS_OPS_PORT=9090 NODE_ENV=production'), /A2A_EGRESS_OPS_PORT/],
+    ["V8's default young generation", (s) => s.replace(/NODE_OPTIONS=\S+/, 'NODE_OPTIONS=--max-old-space-size=512'), /young generation/],
   ];
   for (const [name, mutate, expected] of cases) {
     t.match(dockerfileProblems(parseDockerfile(mutate(dockerfileText)), ignore).join('\n'), expected, name);

@@ -129,8 +129,8 @@ t.test('every unary peer either answers the bench call or is skipped with a reas
     for (const p of peers) if (!isSkipped(p)) await p.stop();
   });
   const ids = peers.map((p) => p.id);
-  t.same(ids.slice(0, 8), ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc', 'gateway-rest', 'gateway-rest-rest', 'gateway-workers-2']);
-  for (const id of ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc']) {
+  t.same(ids.slice(0, 9), ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc', 'gateway-jsonrpc-v8-default', 'gateway-rest', 'gateway-rest-rest', 'gateway-workers-2']);
+  for (const id of ['direct', 'dispatch-hop', 'fastify-hop', 'http-proxy', 'gateway-jsonrpc', 'gateway-jsonrpc-v8-default']) {
     const p = peers.find((x) => x.id === id)!;
     t.notOk(isSkipped(p), `${id} runs`);
   }

@@ -4,6 +4,7 @@
  * list of what an image built from it would get wrong.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { choosesSemiSpace, YOUNG_GENERATION_FLAG } from '../../src/cluster/young-generation.js';
 import { parseConfig } from '../../src/loader/load.js';
 
 export interface Copy {
@@ -171,6 +172,8 @@ export function dockerfileProblems(stages: readonly Stage[], dockerignore: strin
   const configCopy = final.copies.find((c) => c.from === undefined && c.sources.includes('config/gateway.yaml') && (c.dest === CONFIG_PATH || c.dest === `${CONFIG_DIR}/`));
   if (!configCopy) problems.push(`the final stage must put the bundled config at ${CONFIG_PATH}`);
   if (final.env.A2A_EGRESS_CONFIG !== CONFIG_PATH) problems.push(`ENV A2A_EGRESS_CONFIG must be ${CONFIG_PATH}`);
+  // A V8 flag is read only when node starts: the image is one of the gateway's launchers (src/cluster/young-generation.ts).
+  if (!choosesSemiSpace(final.cmd, final.env.NODE_OPTIONS)) problems.push(`the final stage must start node with the gateway's young generation (ENV NODE_OPTIONS=${YOUNG_GENERATION_FLAG})`);
   const cmd = final.cmd.join(' ');
   if (!/^node dist\/cli\.js\b/.test(cmd)) problems.push('CMD must run node dist/cli.js (exec form: node gets the signals)');
   // One source of truth for the ports: the config file (or $A2A_EGRESS_PORT), read the same way by the HEALTHCHECK.
