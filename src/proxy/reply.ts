@@ -23,7 +23,7 @@ export function finishCall(ctx: GatewayContext, reply: CallReply, log: CallLog, 
  */
 export function recordUpstreamDuration(ctx: GatewayContext, remote: string, log: CallLog, upstreamStarted: number): void {
   const upstreamMs = performance.now() - upstreamStarted;
-  ctx.metrics.upstreamLatency.observe({ remote }, upstreamMs / 1000);
+  ctx.metrics.upstreamLatency.record(upstreamMs / 1000, remote);
   log.upstreamMs = Math.round(upstreamMs * 1000) / 1000;
 }
 

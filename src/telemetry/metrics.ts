@@ -6,10 +6,11 @@
  * Process and Node.js metrics keep their standard names (process_cpu_seconds_total,
  * nodejs_heap_size_used_bytes, ...) so stock dashboards work unchanged.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { methodLabel } from '../a2a/methods.js';
 import type { CircuitState } from '../policy/circuit-breaker.js';
 import { outcomeClass } from './outcome-class.js';
+import { TalliedCounter, TalliedHistogram } from './tallied-metrics.js';
 
 const CIRCUIT_VALUE: Readonly<Record<CircuitState, number>> = { closed: 0, 'half-open': 1, open: 2 };
 
@@ -19,21 +20,22 @@ const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  readonly calls = new Counter({
+  // The series every call updates are tallied (./tallied-metrics.ts); the rest are prom-client's own.
+  readonly calls = new TalliedCounter({
     name: 'a2a_egress_calls_total',
     help: 'Calls answered, by remote, A2A method and outcome (ok, REMOTE_ERROR or a gateway reason)',
     labelNames: ['remote', 'method', 'outcome'] as const,
     registers: [this.registry],
   });
 
-  readonly normalizations = new Counter({
+  readonly normalizations = new TalliedCounter({
     name: 'a2a_egress_normalizations_total',
     help: 'Replies the gateway rewrote into its own error, by ErrorInfo reason',
     labelNames: ['remote', 'reason'] as const,
     registers: [this.registry],
   });
 
-  readonly upstreamLatency = new Histogram({
+  readonly upstreamLatency = new TalliedHistogram({
     name: 'a2a_egress_upstream_duration_seconds',
     help: 'Time from sending the request upstream to receiving the response head (retries included), for unary calls and streams alike',
     labelNames: ['remote'] as const,
@@ -41,7 +43,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly bytes = new Counter({
+  readonly bytes = new TalliedCounter({
     name: 'a2a_egress_bytes_total',
     help: 'Body bytes by direction: caller_in (requests), caller_out (replies and events written)',
     labelNames: ['remote', 'direction'] as const,
@@ -85,7 +87,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly callDuration = new Histogram({
+  readonly callDuration = new TalliedHistogram({
     name: 'a2a_egress_call_duration_seconds',
     help: 'Time the gateway took to answer a call, from request to the last byte written (for a stream, its whole life), by remote, A2A method and outcome class',
     labelNames: ['remote', 'method', 'outcome_class'] as const,
@@ -155,10 +157,10 @@ export class GatewayMetrics {
 
   recordCall(remote: string, method: string | undefined, outcome: string, bytesIn: number, bytesOut: number, seconds?: number): void {
     const methodName = methodLabel(method);
-    this.calls.inc({ remote, method: methodName, outcome });
-    if (seconds !== undefined) this.callDuration.observe({ remote, method: methodName, outcome_class: outcomeClass(outcome) }, seconds);
-    if (outcome !== 'ok' && outcome !== 'REMOTE_ERROR') this.normalizations.inc({ remote, reason: outcome });
-    this.bytes.inc({ remote, direction: 'caller_in' }, bytesIn);
-    this.bytes.inc({ remote, direction: 'caller_out' }, bytesOut);
+    this.calls.add(1, remote, methodName, outcome);
+    if (seconds !== undefined) this.callDuration.record(seconds, remote, methodName, outcomeClass(outcome));
+    if (outcome !== 'ok' && outcome !== 'REMOTE_ERROR') this.normalizations.add(1, remote, outcome);
+    this.bytes.add(bytesIn, remote, 'caller_in');
+    this.bytes.add(bytesOut, remote, 'caller_out');
   }
 }
