@@ -4,7 +4,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
-import { DirectReply, type CallReply } from '../jsonrpc/call-io.js';
+import { DirectReply, putHeader, type CallReply } from '../jsonrpc/call-io.js';
 import type { StreamOutcome } from '../stream/relay.js';
 import { endCallTrace } from '../telemetry/call-trace.js';
 import type { CallLog, GatewayContext } from './context.js';
@@ -93,18 +93,8 @@ export function envelopeHeaders(extra: Readonly<Record<string, string>>, closing
   if (!any && !closing) return ['cache-control', 'no-store', 'x-request-id', requestId, 'content-type', JSON_TYPE, 'content-length', String(length)];
   const merged: Record<string, string> = { ...extra, ...(closing ? { connection: 'close' } : {}), 'cache-control': 'no-store', 'x-request-id': requestId };
   const out: string[] = [];
-  for (const name of Object.keys(merged)) put(out, name.toLowerCase(), merged[name]!);
-  put(out, 'content-type', JSON_TYPE);
-  put(out, 'content-length', String(length));
+  for (const name of Object.keys(merged)) putHeader(out, name.toLowerCase(), merged[name]!);
+  putHeader(out, 'content-type', JSON_TYPE);
+  putHeader(out, 'content-length', String(length));
   return out;
-}
-
-function put(headers: string[], name: string, value: string): void {
-  for (let i = 0; i < headers.length; i += 2) {
-    if (headers[i] === name) {
-      headers[i + 1] = value;
-      return;
-    }
-  }
-  headers.push(name, value);
 }

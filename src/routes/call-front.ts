@@ -1,22 +1,24 @@
 /**
  * The call front: a node:http request handler in front of Fastify that serves
- * JSON-RPC calls to remotes reached over JSON-RPC without Fastify's
- * per-request objects (routing, request/reply, hooks, content-type parser,
- * reply.send): the call path's own code (handleCall in routes/jsonrpc.ts and
- * what it calls) runs on a DirectRequest/DirectReply pair, and the envelope is
- * written from a prebuilt header array (proxy/reply.ts).
+ * calls without Fastify's per-request objects (routing, request/reply, hooks,
+ * content-type parser, reply.send): the call path's own code (handleCall in
+ * routes/jsonrpc.ts, handleRestCall in routes/http-json.ts, and what they
+ * call) runs on a DirectRequest/DirectReply pair, and the reply is written
+ * from a header array in the order Fastify would write it.
  *
  * It takes a request only when it can finish it itself, decided from the head
  * alone, before a byte of the body is read (after that there is no handing
  * over): a POST under the mount (`/remotes/<name>[/...]`, or anything on a
- * remote's own listener) to a configured remote reached over JSON-RPC
- * (`binding: jsonrpc` or `auto`), that is not an HTTP+JSON POST, with a plain
- * JSON content type, from a caller server.auth accepts, while the gateway is
- * neither shedding load nor shutting down. Everything else goes to Fastify
- * unchanged, and Fastify's routes answer it as before (401, GATEWAY_OVERLOADED,
- * GATEWAY_SHUTDOWN with Connection: close, UNKNOWN_REMOTE, the transcoders,
- * HTTP+JSON, cards, ops). What a caller sees is the same either way, byte for
- * byte (test/integration/call-front.test.ts compares the two).
+ * remote's own listener) to a configured remote — an HTTP+JSON POST
+ * (`…/message:send` and the others routes/http-json.ts owns) whatever the
+ * remote speaks, a JSON-RPC call when the remote is reached over JSON-RPC
+ * (`binding: jsonrpc` or `auto`) — with a plain JSON content type, from a
+ * caller server.auth accepts, while the gateway is neither shedding load nor
+ * shutting down. Everything else goes to Fastify unchanged, and Fastify's
+ * routes answer it as before (401, GATEWAY_OVERLOADED, GATEWAY_SHUTDOWN with
+ * Connection: close, UNKNOWN_REMOTE, the JSON-RPC transcoders, HTTP+JSON GETs
+ * and DELETEs, cards, ops). What a caller sees is the same either way, byte
+ * for byte (test/integration/call-front.test.ts compares the two).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
@@ -24,7 +26,7 @@ import { DirectReply, DirectRequest } from '../jsonrpc/call-io.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
 import { requestIdOf } from '../policy/request-id.js';
 import type { GatewayContext } from '../proxy/context.js';
-import { isRestPostPath } from './http-json.js';
+import { handleRestCall, isRestPostPath, refuseRest } from './http-json.js';
 import { earlyFailure, handleCall, refuseCall, type JsonRpcRouteOptions } from './jsonrpc.js';
 import { shedding } from './load-shed.js';
 import type { RemoteMount } from './remote-mount.js';
@@ -60,13 +62,18 @@ export function createCallFront(opts: CallFrontOptions): CallFront {
     // Percent-encoded or fragment characters: Fastify's router decides what they mean.
     if (name === undefined || url.includes('%') || url.includes('#')) return false;
     const remote = ctx.config().remotes.get(name);
-    if (!remote || remote.binding === 'http+json' || remote.binding === 'grpc' || isRestPostPath(url)) return false;
+    if (!remote) return false;
+    // An HTTP+JSON POST (routes/http-json.ts) is served whatever the remote speaks; a JSON-RPC call only when the
+    // remote speaks JSON-RPC too (the transcoders of routes/jsonrpc-transcode.ts stay behind Fastify).
+    const restPost = isRestPostPath(url);
+    if (!restPost && (remote.binding === 'http+json' || remote.binding === 'grpc')) return false;
     const contentType = req.headers['content-type'];
     if (typeof contentType !== 'string' || !JSON_TYPE.test(contentType)) return false;
     const check = callerAuth();
     if (check && !check(req.headers.authorization)) return false;
     if (ctx.shutdown.aborted || shedding(ctx)) return false;
-    serve(ctx, route, req, res, new DirectRequest(req, requestIdOf(req.headers['x-request-id']), logger, listenerRemote === undefined ? { name } : undefined), remote.limits.maxRequestBytes);
+    const request = new DirectRequest(req, requestIdOf(req.headers['x-request-id']), logger, listenerRemote === undefined ? { name } : undefined);
+    (restPost ? serveRest : serve)(ctx, route, req, res, request, remote.limits.maxRequestBytes);
     return true;
   };
 }
@@ -89,5 +96,16 @@ function serve(ctx: GatewayContext, route: CallFrontOptions['route'], req: Incom
     if (err) return refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request), { connection: 'close' });
     request.body = body;
     handleCall(request, reply, route.mount, route).catch((thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request)));
+  });
+}
+
+/** An HTTP+JSON POST: what the JSON-RPC route hands over to routes/http-json.ts, and its error handler's refusals. */
+function serveRest(ctx: GatewayContext, route: CallFrontOptions['route'], req: IncomingMessage, res: ServerResponse, request: DirectRequest, limit: number): void {
+  const reply = new DirectReply(res, request);
+  const { mount } = route;
+  readRequestBody(req, limit, (err, body) => {
+    if (err) return refuseRest(ctx, mount, request, reply, earlyFailure(ctx, err, request), { connection: 'close' });
+    request.body = body;
+    handleRestCall(request, reply, { ctx, mount }).catch((thrown: Error) => refuseRest(ctx, mount, request, reply, earlyFailure(ctx, thrown, request)));
   });
 }

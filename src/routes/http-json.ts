@@ -9,6 +9,7 @@
  * (google.rpc.Status errors, SSE streams) → one log line and the metrics.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DirectReply, type CallReply, type CallRequest } from '../jsonrpc/call-io.js';
 import { LimitsSchema } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
 import { gatewayErrorOutcome } from '../bindings/error-outcome.js';
@@ -66,7 +67,7 @@ export async function httpJsonRoutes(app: FastifyInstance, opts: HttpJsonRouteOp
 }
 
 /** Why a request failed before its handler ran (body limits, a caller that stopped sending). */
-export function earlyReason(err: Error & { code?: string; statusCode?: number }, request: FastifyRequest): Reason {
+export function earlyReason(err: Error & { code?: string; statusCode?: number }, request: CallRequest): Reason {
   return err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
     : err.statusCode === 400 ? 'PARSE_ERROR'
     : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
@@ -75,7 +76,7 @@ export function earlyReason(err: Error & { code?: string; statusCode?: number },
 }
 
 /** A refusal before the call is parsed (auth, overload, body too large), as a Status body. */
-export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string> = {}): void {
+export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
   const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
@@ -86,7 +87,8 @@ export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: Fas
   send(ctx, reply, encodeRestError(error), log, started, headers);
 }
 
-export async function handleRestCall(request: FastifyRequest, reply: FastifyReply, opts: HttpJsonRouteOptions): Promise<void> {
+/** One HTTP+JSON call: from Fastify's routes, or (a POST) from the call front (routes/call-front.ts). */
+export async function handleRestCall(request: CallRequest, reply: CallReply, opts: HttpJsonRouteOptions): Promise<void> {
   const started = performance.now();
   const { ctx, mount } = opts;
   const name = mount.remoteName(request) ?? '';
@@ -126,7 +128,8 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   );
   if (!parsed.ok) {
     // A GET or DELETE that is no A2A operation is nobody's call: the gateway's plain 404 (with its hints).
-    if (parsed.error.reason === 'UNKNOWN_OPERATION' && request.method !== 'POST') return reply.callNotFound();
+    // (The call front takes only POSTs, so such a request always came through Fastify.)
+    if (parsed.error.reason === 'UNKNOWN_OPERATION' && request.method !== 'POST' && !(reply instanceof DirectReply)) return reply.callNotFound();
     if (parsed.operation) log.method = parsed.operation.name;
     return refuse(parsed.error, parsed.generation);
   }
@@ -178,7 +181,7 @@ export async function handleRestCall(request: FastifyRequest, reply: FastifyRepl
   sendResult(ctx, reply, call, run.result, log, started);
 }
 
-function sendResult(ctx: GatewayContext, reply: FastifyReply, call: A2ACall, result: RunResult, log: CallLog, started: number): void {
+function sendResult(ctx: GatewayContext, reply: CallReply, call: A2ACall, result: RunResult, log: CallLog, started: number): void {
   log.outcome = outcomeLabel(result.outcome);
   endCallTraceWith(reply, result.outcome);
   send(ctx, reply, encodeRestReply(call.operation, result.outcome, call.generation), log, started, result.headers);
@@ -188,11 +191,15 @@ function outcomeLabel(outcome: Outcome): string {
   return outcome.kind === 'result' ? 'ok' : outcome.reason;
 }
 
-function send(ctx: GatewayContext, reply: FastifyReply, rest: RestReply, log: CallLog, started: number, extraHeaders: Record<string, string> = {}): void {
+function send(ctx: GatewayContext, reply: CallReply, rest: RestReply, log: CallLog, started: number, extraHeaders: Record<string, string> = {}): void {
   log.bytesOut = rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
-  const closing = ctx.drainEnd.aborted ? { connection: 'close' } : {};
+  const closing: Record<string, string> = ctx.drainEnd.aborted ? { connection: 'close' } : {};
+  if (reply instanceof DirectReply) {
+    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id }, rest.body);
+    return;
+  }
   void reply
     .code(rest.status)
     .headers({ ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id })

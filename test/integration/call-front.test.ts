@@ -1,6 +1,7 @@
 /**
  * The call front (src/routes/call-front.ts): JSON-RPC calls to remotes reached
- * over JSON-RPC are served from node:http ahead of Fastify. Each test sends the
+ * over JSON-RPC, and HTTP+JSON POSTs to any remote, are served from node:http
+ * ahead of Fastify. Each test sends the
  * same bytes, on a raw socket, to two gateways built from the same config: one
  * as users start it (front on) and one with `callFront: false` (every request
  * through Fastify, as before the front existed), and compares the replies'
@@ -152,6 +153,7 @@ function sized(bytes: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'task-1', pad: 'p'.repeat(bytes - bare.length) } });
 }
 
+const restSend = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
 const rpcBody = (method: string, id: unknown = 1, params: unknown = { id: 'task-1' }) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 /** Sends `request` to both gateways; the two replies and how many of them Fastify's route handler ran for. */
@@ -188,13 +190,33 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     ['x-request-id not plain: a fresh one', post('/remotes/a', rpcBody('tasks/get'), { 'x-request-id': 'has spaces and / slashes' }), true],
     ['no x-request-id', post('/remotes/a', rpcBody('tasks/get'), { 'x-request-id': '' }), true],
     ['rate limited: GATEWAY_RATE_LIMITED with retry-after', post('/remotes/rated', rpcBody('tasks/get'))],
+    // HTTP+JSON POSTs (routes/http-json.ts), to a remote of either binding.
+    ['HTTP+JSON message:send to a JSON-RPC remote', post('/remotes/a/message:send', restSend, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON 0.3 path: refused as the binding version it is', post('/remotes/a/v1/message:send', restSend)],
+    ['HTTP+JSON message:send to an HTTP+JSON remote (its reply is no A2A answer)', post('/remotes/rest/message:send', restSend, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON cancel', post('/remotes/a/tasks/task-1:cancel', '{}', { 'a2a-version': '1.0' })],
+    ['HTTP+JSON stream (SSE relayed)', post('/remotes/a/message:stream', restSend, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON push config without server.push', post('/remotes/a/tasks/task-1/pushNotificationConfigs', JSON.stringify({ url: 'https://hooks.example/x' }), { 'a2a-version': '1.0' })],
+    ['HTTP+JSON body not JSON', post('/remotes/a/message:send', '{"message":', { 'a2a-version': '1.0' })],
+    ['HTTP+JSON rate limited', post('/remotes/rated/message:send', restSend, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON REQUEST_TOO_LARGE: Content-Length just over maxRequestBytes', post('/remotes/a/message:send', 'x'.repeat(4097)), false, 0],
   ];
+  // What some of them must be (the rest: any reply, as long as both gateways give the same one).
+  const expectedReply: Record<string, RegExp> = {
+    'HTTP+JSON message:send to a JSON-RPC remote': /^HTTP\/1\.1 200 [^]*\r\ncontent-type: application\/a2a\+json; charset=utf-8\r\n[^]*\r\n\r\n\{"kind":"task","id":"task-1"/,
+    'HTTP+JSON 0.3 path: refused as the binding version it is': /^HTTP\/1\.1 400 [^]*UNSUPPORTED_BINDING_VERSION/,
+    'HTTP+JSON cancel': /^HTTP\/1\.1 200 [^]*"id":"task-1"/,
+    'HTTP+JSON stream (SSE relayed)': /^HTTP\/1\.1 200 [^]*\r\ncontent-type: text\/event-stream\r\n[^]*data: \{[^]*"state":"completed"/,
+    'HTTP+JSON body not JSON': /^HTTP\/1\.1 400 [^]*\r\ncontent-type: application\/json; charset=utf-8\r\n/,
+    'HTTP+JSON rate limited': /^HTTP\/1\.1 429 [^]*\r\nretry-after: \d+\r\n/,
+    'HTTP+JSON REQUEST_TOO_LARGE: Content-Length just over maxRequestBytes': /^HTTP\/1\.1 413 [^]*\r\nconnection: close\r\n/,
+  };
   for (const [name, request, freshIds, fastifyRuns] of cases) {
     // The rate-limited remote: the first call takes the one token, the second is refused (in each gateway).
-    if (name.startsWith('rate limited')) await both(pair, request);
+    if (name.startsWith('rate limited') || name === 'HTTP+JSON rate limited') await both(pair, request);
     const got = await both(pair, request, freshIds);
     t.equal(got.front, got.fastify, `${name}: byte for byte`);
-    t.match(got.front, /^HTTP\/1\.1 \d{3} /, `${name}: a reply`);
+    t.match(got.front, expectedReply[name] ?? /^HTTP\/1\.1 \d{3} /, `${name}: a reply`);
     t.equal(got.frontHandlerRuns, 0, `${name}: the front served it (Fastify's handler never ran)`);
     t.equal(got.fastifyHandlerRuns, fastifyRuns ?? 1, `${name}: with the front off, Fastify's route answered`);
   }
@@ -275,7 +297,8 @@ t.test("calls handed to Fastify: the same bytes as before, from Fastify's own ro
   const cases: [string, Buffer | string, number][] = [
     ['unknown remote', post('/remotes/nobody', rpcBody('tasks/get')), 1],
     ['remote reached over HTTP+JSON (transcoded)', post('/remotes/rest', rpcBody('tasks/get')), 1],
-    ['HTTP+JSON POST on the same path', post('/remotes/a/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } })), 1],
+    ['HTTP+JSON POST with a non-JSON content type', post('/remotes/a/message:send', restSend, { 'content-type': 'text/plain' }), 1],
+    ['HTTP+JSON GET (not a POST)', Buffer.from('GET /remotes/a/tasks/task-1 HTTP/1.1\r\nhost: 127.0.0.1\r\nx-request-id: front-test-1\r\na2a-version: 1.0\r\n\r\n'), 1],
     ['non-JSON content type', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'text/plain' }), 1],
     ['no content type', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': '' }), 1],
     ['content type with other parameters', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'application/json; boundary=x' }), 1],
@@ -368,7 +391,7 @@ t.test('property: random bodies, methods, ids and headers give the same bytes wi
       'a2a-version': fc.constantFrom('0.3', '1.0', 'garbage'),
       'x-request-id': fc.constantFrom('plain-id', 'bad id', ''),
       'content-type': fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', ''),
-      path: fc.constantFrom('/remotes/a', '/remotes/a/x', '/remotes/a?q=1', '/remotes/nobody', '/remotes/a/message:send'),
+      path: fc.constantFrom('/remotes/a', '/remotes/a/x', '/remotes/a?q=1', '/remotes/nobody', '/remotes/a/message:send', '/remotes/rest/message:send', '/remotes/a/tasks/t1:cancel'),
     },
     { requiredKeys: [] },
   );
