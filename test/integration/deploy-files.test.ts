@@ -82,7 +82,8 @@ t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
     ['an unknown config key', sidecar, (d) => (d[0]!.data!['gateway.yaml'] += 'extra: 1\n'), /extra: unknown key/, true],
     ['a writable root filesystem', shared, (d) => (gatewayOf(d).securityContext!.readOnlyRootFilesystem = false), /readOnlyRootFilesystem/, false],
     ['no memory limit', sidecar, (d) => delete gatewayOf(d).resources!.limits!.memory, /memory limit/, true],
-    ['the old 256 Mi limit, under the measured peak', sidecar, (d) => (gatewayOf(d).resources!.limits!.memory = '256Mi'), /memory limit 256Mi is under 1\.5× the measured peak of 235 MiB/, true],
+    ['the old 256 Mi limit, under the measured peak', sidecar, (d) => (gatewayOf(d).resources!.limits!.memory = '256Mi'), /memory limit 256Mi is under 1\.5× the measured peak of 316 MiB/, true],
+    ['473 Mi, just under 1.5× the measured peak (474 MiB)', sidecar, (d) => (gatewayOf(d).resources!.limits!.memory = '473Mi'), /memory limit 473Mi is under 1\.5× the measured peak of 316 MiB/, true],
     ['config mounted elsewhere', shared, (d) => (gatewayOf(d).volumeMounts![0]!.mountPath = '/config'), /\/etc\/a2a-egress/, false],
     ['a Service that selects nothing', shared, (d) => (d.find((x) => x.kind === 'Service')!.spec!.selector = { app: 'nope' }), /Service selector/, false],
     ['an agent URL without the trailing slash', sidecar, (d) => (agentOf(d).env![0]!.value = 'http://127.0.0.1:8080/remotes/weather'), /trailing slash/, true],
@@ -111,6 +112,10 @@ t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
     mutate(docs);
     t.match(k8sProblems(docs, { sidecar: isSidecar }).join('\n'), expected, name);
   }
+  // Just over the bound: 1.5 × 316 MiB = 474 MiB is enough.
+  const atBound = clone(sidecar);
+  gatewayOf(atBound).resources!.limits!.memory = '474Mi';
+  t.notMatch(k8sProblems(atBound, { sidecar: true }).join('\n'), /memory limit/, '474 Mi, 1.5× the measured peak, passes');
 });
 
 const dockerfileText = readFileSync('Dockerfile', 'utf8');
