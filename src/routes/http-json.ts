@@ -196,12 +196,10 @@ function send(ctx: GatewayContext, reply: CallReply, rest: RestReply, log: CallL
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
   const closing: Record<string, string> = ctx.drainEnd.aborted ? { connection: 'close' } : {};
+  const headers = { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id };
   if (reply instanceof DirectReply) {
-    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id }, rest.body);
+    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, headers, rest.body);
     return;
   }
-  void reply
-    .code(rest.status)
-    .headers({ ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id })
-    .send(rest.body);
+  void reply.code(rest.status).headers(headers).send(rest.body);
 }

@@ -200,6 +200,7 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     ['HTTP+JSON body not JSON', post('/remotes/a/message:send', '{"message":', { 'a2a-version': '1.0' })],
     ['HTTP+JSON rate limited', post('/remotes/rated/message:send', restSend, { 'a2a-version': '1.0' })],
     ['HTTP+JSON REQUEST_TOO_LARGE: Content-Length just over maxRequestBytes', post('/remotes/a/message:send', 'x'.repeat(4097)), false, 0],
+    ['HTTP+JSON at maxRequestBytes: read, then refused as no JSON', post('/remotes/a/message:send', 'x'.repeat(4096)), false],
   ];
   // What some of them must be (the rest: any reply, as long as both gateways give the same one).
   const expectedReply: Record<string, RegExp> = {
@@ -210,6 +211,7 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     'HTTP+JSON body not JSON': /^HTTP\/1\.1 400 [^]*\r\ncontent-type: application\/json; charset=utf-8\r\n/,
     'HTTP+JSON rate limited': /^HTTP\/1\.1 429 [^]*\r\nretry-after: \d+\r\n/,
     'HTTP+JSON REQUEST_TOO_LARGE: Content-Length just over maxRequestBytes': /^HTTP\/1\.1 413 [^]*\r\nconnection: close\r\n/,
+    'HTTP+JSON at maxRequestBytes: read, then refused as no JSON': /^HTTP\/1\.1 400 [^]*\r\ncontent-type: application\/json; charset=utf-8\r\n/,
   };
   for (const [name, request, freshIds, fastifyRuns] of cases) {
     // The rate-limited remote: the first call takes the one token, the second is refused (in each gateway).

@@ -112,7 +112,7 @@ t.test('the Kubernetes checks catch each kind of mistake', async (t) => {
     mutate(docs);
     t.match(k8sProblems(docs, { sidecar: isSidecar }).join('\n'), expected, name);
   }
-  // Just over the bound: 1.5 × 316 MiB = 474 MiB is enough.
+  // At the bound: 1.5 × 316 MiB = 474 MiB is enough.
   const atBound = clone(sidecar);
   gatewayOf(atBound).resources!.limits!.memory = '474Mi';
   t.notMatch(k8sProblems(atBound, { sidecar: true }).join('\n'), /memory limit/, '474 Mi, 1.5× the measured peak, passes');
