@@ -6,8 +6,7 @@
  * up, and new calls are refused.
  */
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { ClientFactory } from '@a2a-js/sdk/client';
@@ -16,6 +15,7 @@ import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
 import { replyText, sendText, taskIdOf } from '../support/sdk-client.js';
 import { sdkGrpcClientOf, startGrpcGateway } from '../support/grpc-gateway.js';
 import { createTestPki } from '../support/tls.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const upstream = await startSdkGrpcUpstream({ stepDelayMs: 5 });
 t.teardown(() => upstream.close());
@@ -43,7 +43,7 @@ t.test('server.auth: a gRPC caller without an accepted bearer token is UNAUTHENT
 
 t.test('server.grpc.tls with requireClientCert: mTLS callers only', async (t) => {
   const pki = await createTestPki();
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-grpc-tls-'));
+  const dir = tempDir('a2a-egress-grpc-tls-');
   writeFileSync(join(dir, 'server.pem'), pki.server.cert);
   writeFileSync(join(dir, 'server.key'), pki.server.key);
   const gw = await startGrpcGateway(`

@@ -9,9 +9,8 @@
  * result check throws, and, through the CLI, a module preloaded with
  * `--import` that rejects a promise or throws from a timer on a signal.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import t from 'tap';
@@ -22,6 +21,7 @@ import { isGatewayBug } from '../../src/upstream/errors.js';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, startGateway, writeTempConfig } from '../support/gateway.js';
 import { closeServer, listenOnLoopback, trackConnections } from '../support/servers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const INJECTED = 'injected fault: lookup callback misused';
 
@@ -148,7 +148,7 @@ t.test('a bug inside the stream relay is logged, not swallowed; the stream ends 
 });
 
 function injectModule(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-inject-'));
+  const dir = tempDir('a2a-egress-inject-');
   const file = join(dir, 'inject.mjs');
   // On SIGUSR2: an unhandled rejection, or (INJECT=throw) an exception thrown from a timer.
   writeFileSync(

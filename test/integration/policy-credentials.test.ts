@@ -6,13 +6,13 @@
  * /readyz detail or any reply. Caller authentication to the gateway itself
  * (`server.auth`) refuses unknown callers with 401 before anything is sent.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { request } from 'undici';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, startGateway, writeTempConfig, type RunningGateway } from '../support/gateway.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const ENV_TOKEN = 'env-token-7f3a9c0d51e2';
 const FILE_TOKEN_1 = 'file-token-one-4b8e20';
@@ -27,7 +27,7 @@ let tokenFile: string;
 
 t.before(async () => {
   upstream = await startHostileUpstream();
-  tokenFile = join(mkdtempSync(join(tmpdir(), 'a2a-egress-token-')), 'token');
+  tokenFile = join(tempDir('a2a-egress-token-'), 'token');
   writeFileSync(tokenFile, `${FILE_TOKEN_1}\n`);
   gw = await startGateway(
     `

@@ -9,8 +9,7 @@
  * /metrics and logged without the value, and that a remote without `auth`
  * is passed through untouched.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { request } from 'undici';
@@ -21,6 +20,7 @@ import { gatewayInfoOf, reasonOf, rpc, rpcRequest, spawnGatewayCli, startGateway
 import { leaksIn } from '../support/secret-oracle.js';
 import { streamRpc } from '../support/sse-client.js';
 import { clientForJsonRpcUrl, sendText, replyText } from '../support/sdk-client.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const TOKEN = 'gw-token-9c1d7e55af02/+=';
 const API_KEY = 'api-key-3b8f1a6e77d4';
@@ -34,7 +34,7 @@ let tokenFile: string;
 
 t.before(async () => {
   upstream = await startEchoUpstream();
-  tokenFile = join(mkdtempSync(join(tmpdir(), 'a2a-egress-redact-')), 'token');
+  tokenFile = join(tempDir('a2a-egress-redact-'), 'token');
   writeFileSync(tokenFile, `${FILE_TOKEN_1}\n`);
   gw = await startGateway(
     `

@@ -5,12 +5,12 @@
  * content changed; and the "config reloaded" line names the keys that need
  * a restart.
  */
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { startHeldUpstream, type HeldUpstream } from '../support/held-upstream.js';
 import { reasonOf, rpc, rpcRequest, spawnGatewayCli, writeTempConfig, type SpawnedGateway } from '../support/gateway.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let upstream: HeldUpstream;
 t.before(async () => {
@@ -41,7 +41,7 @@ const answers = async (url: string, remote: string) => {
 };
 
 t.test('--watch-config: atomic renames, one after another, each reload; the same content does not', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-watch-'));
+  const dir = tempDir('a2a-egress-watch-');
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, yaml(['a']));
   const gw = spawnGatewayCli(['--config', file, '--port', '0', '--watch-config']);
@@ -73,7 +73,7 @@ t.test('--watch-config: atomic renames, one after another, each reload; the same
 
 t.test('--watch-config: a Kubernetes ConfigMap update (the ..data symlink swap) reloads, twice', async (t) => {
   // The layout kubelet writes: <mount>/gateway.yaml -> ..data/gateway.yaml, ..data -> ..<timestamp>/
-  const mount = mkdtempSync(join(tmpdir(), 'a2a-egress-configmap-'));
+  const mount = tempDir('a2a-egress-configmap-');
   let version = 0;
   const publish = (text: string) => {
     const next = `..2026_12_03_00_00_0${++version}`;

@@ -5,8 +5,7 @@
  * process, for tests about start-up, exit codes and signals.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -15,6 +14,7 @@ import { parseConfig } from '../../src/loader/load.js';
 import { findGatewayErrorInfo } from '../../src/envelope/envelope.js';
 import { buildGateway, type GatewayOptions } from '../../src/server.js';
 import { createLogger } from '../../src/telemetry/logger.js';
+import { tempDir } from './temp-dir.js';
 
 export interface RunningGateway {
   readonly app: FastifyInstance;
@@ -85,7 +85,7 @@ export interface SpawnedGateway {
 }
 
 export function writeTempConfig(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-test-'));
+  const dir = tempDir('a2a-egress-test-');
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, yaml);
   return file;

@@ -6,14 +6,14 @@
  * are also written to a temp directory because the gateway's config takes
  * file paths (`tls.caFile`, `certFile`, `keyFile`).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SecureVersion } from 'node:tls';
 import { generate } from 'selfsigned';
 import { closeServer, readBody, trackConnections, type ConnectionTracker } from './servers.js';
+import { tempDir } from './temp-dir.js';
 
 export interface Pem {
   readonly cert: string;
@@ -82,7 +82,7 @@ export async function createTestPki(): Promise<TestPki> {
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
     { name: 'extKeyUsage', clientAuth: true },
   ]);
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-pki-'));
+  const dir = tempDir('a2a-egress-pki-');
   const write = (name: string, text: string): string => {
     const file = join(dir, name);
     writeFileSync(file, text, { mode: 0o600 });

@@ -5,13 +5,13 @@
  * line, and the reload contract (listeners stay as started, the target is live).
  */
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config/errors.js';
 import { parseConfig } from '../../src/loader/load.js';
 import { planReload } from '../../src/config/reload.js';
 import { effectiveConfig, MASK } from '../../src/commands/effective-config.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const remote = (grpc = '') => `
 remotes:
@@ -44,7 +44,7 @@ t.test('server.grpc: loopback by default, the shared port optional; a remote’s
 });
 
 t.test('server.grpc.tls: files read; requireClientCert needs caFile', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-egress-grpc-config-'));
+  const dir = tempDir('a2a-egress-grpc-config-');
   for (const name of ['cert.pem', 'key.pem', 'ca.pem']) writeFileSync(join(dir, name), `${name} bytes`);
   const config = parseConfig(`server: { grpc: { port: 0, tls: { certFile: ${dir}/cert.pem, keyFile: ${dir}/key.pem, caFile: ${dir}/ca.pem, requireClientCert: true } } }${remote()}`);
   t.equal(config.server.grpc?.tls?.cert.toString(), 'cert.pem bytes');
