@@ -7,6 +7,7 @@
  * One pass over the text; it does not check syntax (JSON.parse does that)
  * and it stops past `maxDepth`, so a hostile body costs at most one scan.
  */
+import { MemberNames } from './member-names.js';
 
 export type DuplicateScan =
   | { readonly ok: true }
@@ -22,7 +23,7 @@ const BACKSLASH = 0x5c;
 
 interface Frame {
   /** Keys seen so far in this object; undefined for arrays and unchecked objects. */
-  readonly keys: Set<string> | undefined;
+  readonly keys: MemberNames | undefined;
   readonly isArray: boolean;
   /** Where this container sits, for the report (built only when there is one to make). */
   readonly parent: Frame | undefined;
@@ -49,8 +50,7 @@ export function findDuplicateMember(text: string, maxDepth: number, levels = Inf
       if (top?.keys !== undefined && top.expectKey) {
         const raw = text.slice(i + 1, end);
         const key = raw.includes('\\') ? unescape(raw) : raw;
-        if (top.keys.has(key)) return { ok: false, problem: 'duplicate-member', member: key, path: pathTo(top) };
-        top.keys.add(key);
+        if (!top.keys.add(key)) return { ok: false, problem: 'duplicate-member', member: key, path: pathTo(top) };
         top.lastKey = key;
         top.expectKey = false;
       }
@@ -63,7 +63,7 @@ export function findDuplicateMember(text: string, maxDepth: number, levels = Inf
       const checked = c === 0x7b && stack.length < levels;
       // Objects past `levels` are still tracked (as key-less frames) so depth and paths stay right.
       const at = parent === undefined ? '' : parent.isArray ? parent.items : parent.lastKey;
-      stack.push({ keys: checked ? new Set() : undefined, isArray: c === 0x5b, parent, at, expectKey: checked, lastKey: '', items: 0 });
+      stack.push({ keys: checked ? new MemberNames() : undefined, isArray: c === 0x5b, parent, at, expectKey: checked, lastKey: '', items: 0 });
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
     } else if (c === 0x2c /* , */) {

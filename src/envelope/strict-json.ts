@@ -17,6 +17,7 @@
  * results checked with `limits.validateResults`.
  */
 import sjson from 'secure-json-parse';
+import { MemberNames } from './member-names.js';
 import { cleanText, truncateUtf8 } from './sanitize.js';
 
 export interface DuplicateMember {
@@ -81,7 +82,8 @@ const COMMA = 0x2c;
 
 /** One open object or array while scanning; `key` / `index` say where the scan is inside it. */
 interface Frame {
-  readonly keys: Set<string> | undefined;
+  /** The member names of this object so far; undefined for an array. */
+  readonly names: MemberNames | undefined;
   expectKey: boolean;
   key: string;
   index: number;
@@ -113,12 +115,11 @@ export function findDuplicateMember(text: string): DuplicateMember | undefined {
         escaped = true;
         from = backslashAt + 2; // the escaped character, even a quote, is skipped
       }
-      const top = frames.at(-1);
-      if (top?.keys && top.expectKey) {
+      const top = frames.length > 0 ? frames[frames.length - 1]! : undefined;
+      if (top?.names && top.expectKey) {
         const raw = text.slice(start + 1, i);
         const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
-        if (top.keys.has(key)) return { member: key, path: pathOf(frames) };
-        top.keys.add(key);
+        if (!top.names.add(key)) return { member: key, path: pathOf(frames) };
         top.key = key;
         top.expectKey = false;
       }
@@ -126,18 +127,18 @@ export function findDuplicateMember(text: string): DuplicateMember | undefined {
     }
     switch (c) {
       case OPEN_OBJECT:
-        frames.push({ keys: new Set(), expectKey: true, key: '', index: 0 });
+        frames.push({ names: new MemberNames(), expectKey: true, key: '', index: 0 });
         break;
       case OPEN_ARRAY:
-        frames.push({ keys: undefined, expectKey: false, key: '', index: 0 });
+        frames.push({ names: undefined, expectKey: false, key: '', index: 0 });
         break;
       case CLOSE_OBJECT:
       case CLOSE_ARRAY:
         frames.pop();
         break;
       case COMMA: {
-        const top = frames.at(-1);
-        if (top?.keys) top.expectKey = true;
+        const top = frames.length > 0 ? frames[frames.length - 1]! : undefined;
+        if (top?.names) top.expectKey = true;
         else if (top) top.index++;
         break;
       }
@@ -154,7 +155,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 function pathOf(frames: readonly Frame[]): string {
   let path = '$';
   for (const frame of frames.slice(0, -1)) {
-    if (!frame.keys) path += `[${frame.index}]`;
+    if (!frame.names) path += `[${frame.index}]`;
     else path += IDENTIFIER.test(frame.key) ? `.${frame.key}` : `[${JSON.stringify(frame.key)}]`;
   }
   return path;

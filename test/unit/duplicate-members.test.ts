@@ -1,6 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { findDuplicateMember } from '../../src/envelope/duplicate-members.js';
+import { LISTED_NAMES } from '../../src/envelope/member-names.js';
 
 t.test('finds a repeated member at any depth and says where', async (t) => {
   t.same(findDuplicateMember('{"a":1,"b":2}', 10), { ok: true });
@@ -11,6 +12,21 @@ t.test('finds a repeated member at any depth and says where', async (t) => {
   t.same(findDuplicateMember('{"a":"\\"a\\":","b":["a","a"]}', 10), { ok: true }, 'strings and array items are not keys');
   t.same(findDuplicateMember('{"a\\\\":1,"a\\\\":2}', 10).ok, false, 'an escaped backslash before the closing quote');
   t.same(findDuplicateMember('[{"a":1,"a":1}]', 10).ok, false, 'objects inside a top-level array');
+});
+
+t.test('objects with names up to the listed bound and past it: a name twice is found wherever it falls', async (t) => {
+  const object = (names: number, again?: { name: number; at: number }) => {
+    const members = Array.from({ length: names }, (_, i) => `"n${i}":${i}`);
+    if (again) members.splice(again.at, 0, `"n${again.name}":"again"`);
+    return `{"outer":[{${members.join(',')}}]}`;
+  };
+  for (const names of [LISTED_NAMES - 1, LISTED_NAMES, LISTED_NAMES + 1, LISTED_NAMES + 2, 3 * LISTED_NAMES]) {
+    t.same(findDuplicateMember(object(names), 10), { ok: true }, `${names} names, none twice`);
+    for (const again of [{ name: 0, at: names }, { name: names - 1, at: names }, { name: 0, at: Math.min(names, LISTED_NAMES + 1) }, { name: 1, at: 2 }]) {
+      const found = findDuplicateMember(object(names, again), 10);
+      t.same(found, { ok: false, problem: 'duplicate-member', member: `n${again.name}`, path: ['outer', 0] }, `${names} names, n${again.name} again at ${again.at}`);
+    }
+  }
 });
 
 t.test('levels bounds which objects are checked', async (t) => {

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import fc from 'fast-check';
+import { LISTED_NAMES } from '../../src/envelope/member-names.js';
 import { DuplicateMemberError, describeDuplicate, findDuplicateMember, parseStrictJson } from '../../src/envelope/strict-json.js';
 import { readJson } from '../support/json-readers.js';
 import { fuzzParams, holdsWith } from '../support/fuzz.js';
@@ -46,6 +47,22 @@ t.test('no false alarms', async (t) => {
     '12',
   ]) {
     t.equal(findDuplicateMember(ok), undefined, ok);
+  }
+});
+
+t.test('objects with names up to the listed bound and past it: a name twice is found wherever it falls', async (t) => {
+  // The names of an object are kept in a list up to LISTED_NAMES, in a set past it; the switch must lose nothing.
+  const object = (names: number, again?: { name: number; at: number }) => {
+    const members = Array.from({ length: names }, (_, i) => `"n${i}":${i}`);
+    if (again) members.splice(again.at, 0, `"n${again.name}":"again"`);
+    return `{"outer":[${`{${members.join(',')}}`}]}`;
+  };
+  for (const names of [LISTED_NAMES - 1, LISTED_NAMES, LISTED_NAMES + 1, LISTED_NAMES + 2, 3 * LISTED_NAMES]) {
+    t.equal(findDuplicateMember(object(names)), undefined, `${names} names, none twice`);
+    // The second naming placed last (every name already seen), just after the switch, and first-named-again.
+    for (const again of [{ name: 0, at: names }, { name: names - 1, at: names }, { name: 0, at: Math.min(names, LISTED_NAMES + 1) }, { name: 1, at: 2 }]) {
+      t.same(findDuplicateMember(object(names, again)), { member: `n${again.name}`, path: '$.outer[0]' }, `${names} names, n${again.name} again at ${again.at}`);
+    }
   }
 });
 
