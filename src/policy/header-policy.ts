@@ -93,14 +93,19 @@ export function buildUpstreamHeaders(
   callerHeaders: IncomingHttpHeaders,
   opts: UpstreamHeaderOptions,
 ): Record<string, string> {
-  const connectionListed = connectionListedHeaders(callerHeaders.connection);
   const allowed = allowedSetFor(opts.forwardHeaders);
+  // Read only once a header is allowed at all: most calls carry none, and a Connection header (keep-alive) on each.
+  let connectionListed: Set<string> | undefined;
 
   const out: Record<string, string> = {};
-  for (const [rawName, rawValue] of Object.entries(callerHeaders)) {
-    const name = rawName.toLowerCase();
-    if (!allowed.has(name) || NEVER_FORWARDED.has(name) || connectionListed.has(name)) continue;
+  // Own names only (never an inherited one), without Object.entries' array per header.
+  for (const rawName of Object.keys(callerHeaders)) {
+    const rawValue = callerHeaders[rawName];
     if (rawValue === undefined) continue;
+    const name = rawName.toLowerCase();
+    if (!allowed.has(name) || NEVER_FORWARDED.has(name)) continue;
+    connectionListed ??= connectionListedHeaders(callerHeaders.connection);
+    if (connectionListed.has(name)) continue;
     const value = joinValues(rawValue, name === 'cookie' ? '; ' : ', ');
     if (value.length > MAX_FORWARDED_VALUE_LENGTH || INVALID_VALUE_CHAR.test(value)) continue;
     out[name] = value;
