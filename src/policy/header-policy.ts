@@ -118,7 +118,8 @@ export function filterUpstreamResponseHeaders(
   upstreamHeaders: Record<string, string | string[] | undefined>,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [rawName, rawValue] of Object.entries(upstreamHeaders)) {
+  for (const rawName of Object.keys(upstreamHeaders)) {
+    const rawValue = upstreamHeaders[rawName];
     if (rawValue === undefined) continue;
     const name = rawName.toLowerCase();
     if (name === 'a2a-version') {
