@@ -73,7 +73,7 @@ export function cardUrlFor(remote: RemoteConfig): URL {
 
 /** Admission and verdict of the remote's live policy; RemoteRuntime has this shape. */
 export interface CardFetchPolicy {
-  admit(signal?: AbortSignal): Promise<() => void>;
+  admit(signal?: AbortSignal): (() => void) | Promise<() => void>;
   readonly breaker: { onSuccess(): void; onFailure(): void };
 }
 

@@ -60,6 +60,17 @@ export class ConcurrencyLimiter {
    * that makes it, called only when the call has to wait (a free slot needs none).
    */
   acquire(lazySignal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
+    return this.#acquire(lazySignal);
+  }
+
+  /** A slot at once when one is free (no promise made), else undefined: nothing is taken or queued. */
+  tryAcquire(): Release | undefined {
+    if (this.#inFlight >= this.#opts.maxConcurrent) return undefined;
+    this.#inFlight++;
+    return this.#makeRelease();
+  }
+
+  #acquire(lazySignal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
     if (typeof lazySignal !== 'function' && lazySignal?.aborted) return Promise.reject(abortReason(lazySignal));
     if (this.#inFlight < this.#opts.maxConcurrent) {
       this.#inFlight++;

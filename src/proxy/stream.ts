@@ -28,7 +28,7 @@ import { sendExchange, type StreamSource, type UpstreamResponse } from '../upstr
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, recordRelayedStream, recordUpstreamDuration, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
-import { normalizeUpstreamReply } from './upstream-reply.js';
+import { normalizeUpstreamReply, readUpstreamBody } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, errorAsEventStream, reportDropped, translateResult, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 import { oneLine } from '../stream/event-normalize.js';
@@ -85,7 +85,7 @@ export async function streamCall(
     const stream = res.stream;
     if (stream === undefined) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.
-      normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError });
+      normalized = normalizeUpstreamReply(request, res, await readUpstreamBody(res), { remote, call, caller, redactor, onInternalError });
       answeredUpstream = true;
       if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped });
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;

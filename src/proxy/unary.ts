@@ -22,7 +22,7 @@ import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { recordUpstreamDuration, sendEnvelope } from './reply.js';
 import { limitReply } from './limits.js';
-import { RETRYABLE, normalizeUpstreamReply, type ResultRewrite } from './upstream-reply.js';
+import { RETRYABLE, normalizeUpstreamReply, readUpstreamBody, type ResultRewrite } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
 
@@ -54,8 +54,9 @@ export async function unaryCall(
   let responseHeaders: Record<string, string> = {};
   let verdict: BreakerVerdict = 'none';
   try {
-    // The signal is made only if the call has to wait in the concurrency queue.
-    release = await runtime.admit(() => abort.signal);
+    // The signal is made only if the call has to wait in the concurrency queue. Usually admitted at once: no tick.
+    const admitted = runtime.admit(() => abort.signal);
+    release = typeof admitted === 'function' ? admitted : await admitted;
     const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
     const upstreamStarted = performance.now();
     // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
@@ -89,7 +90,10 @@ export async function unaryCall(
       responseHeaders = kept.headers;
       if (kept.count > 0) log.redactions = kept.count;
     }
-    normalized = await normalizeUpstreamReply(request, res, { remote, call, caller, redactor, onInternalError }, rewriteResult);
+    // Usually the body came with the head: no promise, no tick.
+    const body = readUpstreamBody(res);
+    const read = body instanceof Promise ? await body : body;
+    normalized = normalizeUpstreamReply(request, res, read, { remote, call, caller, redactor, onInternalError }, rewriteResult);
     if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     verdict = breakerVerdict(res.statusCode, normalized.outcome);

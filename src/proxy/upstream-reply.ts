@@ -13,7 +13,7 @@ import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { describeForLog } from '../upstream/errors.js';
-import type { UpstreamAnswer } from '../upstream/read-body.js';
+import type { BodyRead, UpstreamAnswer } from '../upstream/read-body.js';
 
 // Defined beside the error classifier: card fetches (src/a2a) use the same breaker rule.
 export { RETRYABLE } from '../upstream/errors.js';
@@ -31,15 +31,18 @@ export interface ReplyTarget {
   readonly onInternalError?: ((err: unknown) => void) | undefined;
 }
 
-/** Reads the body (with the unary cap, decoded: the answer's reader applies it), then normalizes, validates (validateResults) and rewrites it. */
-export async function normalizeUpstreamReply(
+/**
+ * The answer's body (read with the unary cap, decoded: `readUpstreamBody`), normalized, validated (validateResults)
+ * and rewritten.
+ */
+export function normalizeUpstreamReply(
   request: CallRequest,
   res: UpstreamAnswer,
+  read: BodyRead,
   target: ReplyTarget,
   rewriteResult?: ResultRewrite,
-): Promise<Normalized> {
+): Normalized {
   const { remote, call, caller, redactor } = target;
-  const read = await res.readBody();
   if (!read.ok) {
     if (read.reason === 'GATEWAY_ERROR') target.onInternalError?.(read.error);
     else if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
@@ -51,6 +54,11 @@ export async function normalizeUpstreamReply(
   if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, target);
   if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id, caller });
   return redactions ? { ...normalized, redactions } : normalized;
+}
+
+/** The answer's body once read whole: at once when it is already there (the usual small reply), else when it is. */
+export function readUpstreamBody(res: UpstreamAnswer): BodyRead | Promise<BodyRead> {
+  return res.readBodyNow() ?? res.readBody();
 }
 
 /** `limits.validateResults`: a result that does not match the method's A2A schema becomes -32006 INVALID_RESULT. */

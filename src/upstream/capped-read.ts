@@ -92,6 +92,11 @@ export class CappedRead {
     return this.#read !== undefined;
   }
 
+  /** The body when it is already read (or failed), without a promise; undefined while it is still arriving. */
+  now(): BodyRead | undefined {
+    return this.#read;
+  }
+
   data(chunk: Buffer): void {
     if (this.#read) return;
     this.#wireBytes += chunk.length;

@@ -106,6 +106,10 @@ class Exchange implements Dispatcher.DispatchHandler, AbortTarget, UpstreamRespo
     return this.#buffered.result();
   }
 
+  readBodyNow(): BodyRead | undefined {
+    return this.#buffered?.now();
+  }
+
   /** The call was aborted (deadline, caller gone, shutdown). */
   abort(error: CallAborted): void {
     if (!this.#headSettled) this.#failHead(error);

@@ -28,6 +28,11 @@ export interface UpstreamAnswer {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readBody(): Promise<BodyRead>;
+  /**
+   * The body when it is already read whole, else undefined (then `readBody()`). A small reply's head and body
+   * usually arrive in one packet, so by the time the head is awaited its body is there: no promise needed.
+   */
+  readBodyNow(): BodyRead | undefined;
 }
 
 /** The buffered read of capped-read.ts over a Readable. */

@@ -233,3 +233,33 @@ t.test('the head chooses: a JSON head is read buffered (capped), a stream head h
   t.equal(none.ok ? 'ok' : none.reason, 'GATEWAY_ERROR', 'asking a streamed head for a buffered body is a bug, said as one');
   sse.stream!.destroy();
 });
+
+t.test('readBodyNow: the body at once when it came with the head, nothing while it is still arriving', async (t) => {
+  let finish: (() => void) | undefined;
+  const { pool } = await serve(t, (req, res) => {
+    if (req.url === '/whole') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    // The head and half the body now, the rest when the test says.
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' });
+    res.write('{"ok":');
+    finish = () => res.end('true}');
+  });
+  const whole = await sendExchange(pool, { ...REQUEST, path: '/whole' }, { limits: LIMITS }, new CallAbort());
+  await waitFor('the whole body', () => whole.readBodyNow() !== undefined);
+  const now = whole.readBodyNow()!;
+  t.ok(now.ok && now.body.toString() === '{"ok":true}', 'the body, read whole');
+  t.same(await whole.readBody(), now, 'the same read readBody hands over');
+
+  const partial = await sendExchange(pool, { ...REQUEST, path: '/partial' }, { limits: LIMITS }, new CallAbort());
+  await delay(50);
+  t.equal(partial.readBodyNow(), undefined, 'half a body: not yet');
+  const later = partial.readBody();
+  finish!();
+  const read = await later;
+  t.ok(read.ok && read.body.toString() === '{"ok":true}', 'then the whole body, by readBody');
+  t.same(partial.readBodyNow(), read, 'and at once from then on');
+
+  const over = await sendExchange(pool, { ...REQUEST, path: '/whole' }, { limits: { maxBytes: 10 } }, new CallAbort());
+  await waitFor('the refusal', () => over.readBodyNow() !== undefined);
+  const refused = over.readBodyNow()!;
+  t.equal(refused.ok ? 'ok' : refused.reason, 'RESPONSE_TOO_LARGE', 'a refused read is there at once too');
+});
