@@ -115,7 +115,7 @@ export function findDuplicateMember(text: string): DuplicateMember | undefined {
         escaped = true;
         from = backslashAt + 2; // the escaped character, even a quote, is skipped
       }
-      const top = frames.length > 0 ? frames[frames.length - 1]! : undefined;
+      const top = frames[frames.length - 1];
       if (top?.names && top.expectKey) {
         const raw = text.slice(start + 1, i);
         const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
@@ -137,7 +137,7 @@ export function findDuplicateMember(text: string): DuplicateMember | undefined {
         frames.pop();
         break;
       case COMMA: {
-        const top = frames.length > 0 ? frames[frames.length - 1]! : undefined;
+        const top = frames[frames.length - 1];
         if (top?.names) top.expectKey = true;
         else if (top) top.index++;
         break;

@@ -60,22 +60,9 @@ export class ConcurrencyLimiter {
    * that makes it, called only when the call has to wait (a free slot needs none).
    */
   acquire(lazySignal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
-    return this.#acquire(lazySignal);
-  }
-
-  /** A slot at once when one is free (no promise made), else undefined: nothing is taken or queued. */
-  tryAcquire(): Release | undefined {
-    if (this.#inFlight >= this.#opts.maxConcurrent) return undefined;
-    this.#inFlight++;
-    return this.#makeRelease();
-  }
-
-  #acquire(lazySignal?: AbortSignal | (() => AbortSignal)): Promise<Release> {
     if (typeof lazySignal !== 'function' && lazySignal?.aborted) return Promise.reject(abortReason(lazySignal));
-    if (this.#inFlight < this.#opts.maxConcurrent) {
-      this.#inFlight++;
-      return Promise.resolve(this.#makeRelease());
-    }
+    const slot = this.tryAcquire();
+    if (slot) return Promise.resolve(slot);
     if (this.#waiters.length >= this.#opts.maxQueued) {
       return Promise.reject(new LimitError('OVERLOADED', 'queue full'));
     }
@@ -120,6 +107,22 @@ export class ConcurrencyLimiter {
     }
     this.#detach(next);
     next.resolve(this.#makeRelease());
+  }
+
+  /** A slot at once when one is free (no promise made), else undefined: nothing is taken or queued. */
+  tryAcquire(): Release | undefined {
+    if (this.#inFlight >= this.#opts.maxConcurrent) return undefined;
+    this.#inFlight++;
+    return this.#makeRelease();
+  }
+
+  /**
+   * acquire without a promise when it can: the Release itself for a free slot; otherwise acquire's promise (a wait,
+   * or the refusal of a signal already aborted, which is refused even when a slot is free).
+   */
+  acquireNow(lazySignal?: AbortSignal | (() => AbortSignal)): Release | Promise<Release> {
+    const aborted = typeof lazySignal !== 'function' && lazySignal?.aborted === true;
+    return (aborted ? undefined : this.tryAcquire()) ?? this.acquire(lazySignal);
   }
 
   #remove(waiter: Waiter): void {

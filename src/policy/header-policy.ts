@@ -74,7 +74,8 @@ export interface UpstreamHeaderOptions {
   readonly forwardHeaders: readonly string[];
 }
 
-// One allowlist per remote's forwardHeaders array (config objects are immutable), built once.
+// One allowlist per remote's forwardHeaders array (config objects are immutable), built once, never-forwarded names
+// left out (so a call checks one set per header).
 const allowedSets = new WeakMap<readonly string[], ReadonlySet<string>>();
 
 function allowedSetFor(forwardHeaders: readonly string[]): ReadonlySet<string> {
@@ -82,6 +83,7 @@ function allowedSetFor(forwardHeaders: readonly string[]): ReadonlySet<string> {
   if (!allowed) {
     const set = new Set(ALWAYS_FORWARDED);
     for (const name of forwardHeaders) set.add(name.trim().toLowerCase());
+    for (const name of NEVER_FORWARDED) set.delete(name);
     allowedSets.set(forwardHeaders, set);
     allowed = set;
   }
@@ -103,7 +105,7 @@ export function buildUpstreamHeaders(
     const rawValue = callerHeaders[rawName];
     if (rawValue === undefined) continue;
     const name = rawName.toLowerCase();
-    if (!allowed.has(name) || NEVER_FORWARDED.has(name)) continue;
+    if (!allowed.has(name)) continue;
     connectionListed ??= connectionListedHeaders(callerHeaders.connection);
     if (connectionListed.has(name)) continue;
     const value = joinValues(rawValue, name === 'cookie' ? '; ' : ', ');

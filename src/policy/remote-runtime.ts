@@ -16,7 +16,7 @@ import { Redactor } from '../envelope/redact.js';
 import { createCredentialSource, type CredentialSource } from './credentials.js';
 import { LimitError } from './limit-error.js';
 import { RedisTokenBucket, type RedisClients } from './redis-bucket.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket, type TakeResult } from './token-bucket.js';
 
 export interface RuntimeHooks {
   readonly onBreakerChange?: (remote: string, state: CircuitState) => void;
@@ -111,17 +111,14 @@ export class RemoteRuntime {
     if (this.bucket) {
       const take = this.bucket.tryTake();
       // Only the shared store is asynchronous: the in-process bucket costs no extra tick.
-      if (take instanceof Promise) return take.then((taken) => this.#afterBucket(taken, signal));
-      if (!take.ok) throw new LimitError('RATE_LIMITED', 'bucket empty', take.retryAfterMs);
+      return take instanceof Promise ? take.then((taken) => this.#afterBucket(taken, signal)) : this.#afterBucket(take, signal);
     }
-    // A signal already aborted is the limiter's to refuse with its reason, slot free or not.
-    const slot = typeof signal === 'object' && signal.aborted ? undefined : this.limiter.tryAcquire();
-    return slot ?? this.limiter.acquire(signal);
+    return this.limiter.acquireNow(signal);
   }
 
-  #afterBucket(taken: Awaited<ReturnType<NonNullable<RemoteRuntime['bucket']>['tryTake']>>, signal: AbortSignal | (() => AbortSignal) | undefined): Promise<Release> {
+  #afterBucket(taken: TakeResult, signal: AbortSignal | (() => AbortSignal) | undefined): Release | Promise<Release> {
     if (!taken.ok) throw new LimitError('RATE_LIMITED', 'bucket empty', taken.retryAfterMs);
-    return this.limiter.acquire(signal);
+    return this.limiter.acquireNow(signal);
   }
 
   state(): Record<string, unknown> {
