@@ -90,6 +90,12 @@ export async function recordPerf(pid: number, event: string, label: string, dir:
  * first (bench/perf-map.ts), then moved beside the recording.
  */
 export async function readRecording(dataFile: string, pid: number): Promise<{ samples: Sample[]; staleSymbols: number; map?: string }> {
+  const { samples, staleSymbols, map } = await readRecordings([dataFile], pid);
+  return map ? { samples, staleSymbols, map } : { samples, staleSymbols };
+}
+
+/** The same for several recordings of one process (its map cleaned once, read by each, then moved beside the first). */
+export async function readRecordings(dataFiles: readonly string[], pid: number): Promise<{ samples: Sample[]; staleSymbols: number; map?: string | undefined }> {
   const live = `/tmp/perf-${pid}.map`;
   let staleSymbols = 0;
   if (existsSync(live)) {
@@ -98,11 +104,14 @@ export async function readRecording(dataFile: string, pid: number): Promise<{ sa
     staleSymbols = cleaned.dropped;
   }
   let map: string | undefined;
-  // Moved even when perf script fails: nothing of a run is left at the top of /tmp.
-  const samples = await perfScript(dataFile, pid).finally(() => {
-    map = keepPerfMap(pid, dirname(dataFile));
-  });
-  return map ? { samples, staleSymbols, map } : { samples, staleSymbols };
+  const samples: Sample[] = [];
+  try {
+    for (const dataFile of dataFiles) samples.push(...(await perfScript(dataFile, pid)));
+  } finally {
+    // Moved even when perf script fails: nothing of a run is left at the top of /tmp.
+    if (dataFiles[0] !== undefined) map = keepPerfMap(pid, dirname(dataFiles[0]));
+  }
+  return { samples, staleSymbols, map };
 }
 
 async function perfScript(dataFile: string, pid: number): Promise<Sample[]> {

@@ -22,6 +22,8 @@ export interface Sample {
   readonly main: boolean;
   /** Leaf (the running frame) first. */
   readonly frames: readonly Frame[];
+  /** What the sample stands for: nanoseconds of CPU for cpu-clock, cycles for the cycles event. */
+  readonly period: number;
 }
 
 const HEADER = /^(\S.*?)\s+(\d+)\/(\d+)\s+(\d+)\s*$/;
@@ -32,7 +34,7 @@ const FRAME = /^\s+([0-9a-f]+)\s+(.*?)\s+\(([^()]*)\)\s*$/;
 /** Feed it perf script's lines one by one; `samples` holds what it read. */
 export class PerfScriptReader {
   readonly samples: Sample[] = [];
-  #current: { thread: string; main: boolean; frames: Frame[] } | undefined;
+  #current: { thread: string; main: boolean; frames: Frame[]; period: number } | undefined;
 
   line(text: string): void {
     const frame = FRAME.exec(text);
@@ -43,7 +45,7 @@ export class PerfScriptReader {
     const header = HEADER.exec(text);
     if (header) {
       this.#flush();
-      this.#current = { thread: header[1]!.trim(), main: header[2] === header[3], frames: [] };
+      this.#current = { thread: header[1]!.trim(), main: header[2] === header[3], frames: [], period: Number(header[4]) };
       return;
     }
     if (text.trim() === '') this.#flush();
@@ -117,6 +119,21 @@ export function jsFrame(frame: Frame): JsFrame | undefined {
   return m ? { name: m[1] || '(anonymous)', script: m[2]!, line: Number(m[3]) } : undefined;
 }
 
+/** The module a sample's work is charged to: the nearest JS frame's (native work included), or what ran without one. */
+export function causeOf(sample: Sample): string {
+  for (const f of sample.frames) {
+    const js = jsFrame(f);
+    if (js) return areaOfScript(js.script);
+  }
+  return sample.main ? `(no JS frame: ${kindOf(sample.frames[0]!)})` : '(no JS frame: other threads)';
+}
+
+/** A frame as one line: JS as `name where`, C++ without template arguments and parameters, native with its file. */
+export function displayName(frame: Frame): string {
+  const { name, where } = display(frame);
+  return `${name}  ${where}`;
+}
+
 /** A readable symbol: JS as `name  where`, C++ without its template arguments and parameter list. */
 function display(frame: Frame): { name: string; where: string } {
   const js = jsFrame(frame);
@@ -183,7 +200,7 @@ export function summarizePerf(samples: readonly Sample[], top = 30): PerfSummary
     bump(self, key);
     selfInfo.set(key, { kind, ...shown });
     const nearest = s.frames.map(jsFrame).find((f) => f !== undefined);
-    bump(causes, nearest ? areaOfScript(nearest.script) : s.main ? `(no JS frame: ${kind})` : '(no JS frame: other threads)');
+    bump(causes, causeOf(s));
     if (nearest) {
       const where = `${shortScript(nearest.script)}:${nearest.line}`;
       const k = `${nearest.name}\u0000${where}`;

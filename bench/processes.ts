@@ -36,8 +36,8 @@ export function buildGateway(): { ok: boolean; output: string } {
 export const PEER_NODE_FLAGS: readonly string[] = [YOUNG_GENERATION_FLAG];
 
 /** Starts a bench script that prints `{"port":N}` on its first stdout line. */
-async function startScript(name: string, script: string, args: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, '--import', 'tsx', join(ROOT, script), ...args], {
+async function startScript(name: string, script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -58,9 +58,9 @@ export function startReferenceHop(upstreamPort: number, path: string): Promise<C
   return startScript('fastify hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
 }
 
-/** The bare node:http + undici Pool.dispatch proxy (bench/dispatch-hop.ts) in front of one upstream route. */
-export function startDispatchHop(upstreamPort: number, path: string): Promise<Child> {
-  return startScript('dispatch hop', 'bench/dispatch-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
+/** The bare node:http + undici Pool.dispatch proxy (bench/dispatch-hop.ts) in front of one upstream route; `nodeArgs` as for the gateway (a profiler's). */
+export function startDispatchHop(upstreamPort: number, path: string, nodeArgs: readonly string[] = []): Promise<Child> {
+  return startScript('dispatch hop', 'bench/dispatch-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path], nodeArgs);
 }
 
 /** @fastify/http-proxy (bench/http-proxy-hop.ts) mapping /remotes/<remote> to one upstream route. */

@@ -15,9 +15,10 @@ import { REST_HEADERS, REST_SEND_REQUEST, UNARY_REQUEST } from './bodies.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
 import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
-import { checkPerf, keepPerfMap, perfNodeArgs, readRecording, recordPerf } from './perf-profile.js';
-import { formatPerfSummary, summarizePerf } from './perf-summary.js';
-import { startGateway, TMP, type Child } from './processes.js';
+import { compareRuns, formatComparison } from './perf-compare.js';
+import { checkPerf, keepPerfMap, perfNodeArgs, readRecording, readRecordings, recordPerf } from './perf-profile.js';
+import { formatPerfSummary, summarizePerf, type Sample } from './perf-summary.js';
+import { startDispatchHop, startGateway, TMP, type Child } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
 import { countEvents } from './sse-client.js';
 
@@ -144,6 +145,71 @@ async function cpuProfiled(ctx: BenchContext, id: string, load: ProfileLoad): Pr
     rows: [],
     rounds: { tool: 'cpu-prof', profile: path, measuredUnderProfiler: measured, summary },
     notes: [`profile: ${path}`, `summary: ${join(dir, 'summary.txt')}`],
+  };
+}
+
+/** One side of profile-vs-hop: a process under the unary load, and where its recordings go. */
+interface ProfiledSide {
+  readonly label: string;
+  readonly child: Child;
+  readonly url: string;
+  readonly samples: Sample[];
+  calls: number;
+}
+
+/**
+ * The gateway and the bare dispatch hop (bench/dispatch-hop.ts) profiled under the same unary load, in alternating
+ * recordings (gateway, hop, gateway, hop), and shown side by side in CPU µs per call (bench/perf-compare.ts): where
+ * the gateway's time above the hop's goes. Always the cpu-clock event, whose sample periods are CPU nanoseconds.
+ */
+export async function profileVsHop(ctx: BenchContext): Promise<ScenarioResult> {
+  const check = checkPerf();
+  if (!check.ok) throw new Error(`profile-vs-hop needs Linux perf: ${check.why}`);
+  const dir = join(TMP, `perf-vs-hop-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  const nodeArgs = perfNodeArgs(dir);
+  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs });
+  const hop = await startDispatchHop(ctx.upstream.port, '/unary/1024', nodeArgs).catch(async (err: unknown) => {
+    await gw.stop();
+    throw err;
+  });
+  const sides: ProfiledSide[] = [
+    { label: 'gateway', child: gw, url: gatewayUrl(gw, 'unary1k'), samples: [], calls: 0 },
+    { label: 'dispatch hop', child: hop, url: `http://127.0.0.1:${hop.port}/`, samples: [], calls: 0 },
+  ];
+  const recordings: { side: ProfiledSide; dataFile: string }[] = [];
+  try {
+    for (const side of sides) {
+      await probe(side.url, UNARY_REQUEST);
+      await saturate(side.url, UNARY_REQUEST, pick(ctx, 4, 1), 32);
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const side of sides) {
+        const recording = await recordPerf(side.child.pid, 'cpu-clock', `${side.label.replace(/\W+/g, '-')}-${round}`, dir);
+        const r = await saturate(side.url, UNARY_REQUEST, pick(ctx, 4, 2), 32);
+        recordings.push({ side, dataFile: await recording.stop() });
+        if (r.errors > 0 || r.non2xx > 0) throw new Error(`${side.label} under profile: ${r.errors} errors, ${r.non2xx} non-2xx`);
+        side.calls += r.ok;
+      }
+    }
+  } finally {
+    await Promise.all([gw.stop(), hop.stop()]);
+  }
+  // A process's symbol map is complete once it has exited; each of its recordings reads that one map.
+  for (const side of sides) {
+    const files = recordings.filter((r) => r.side === side).map((r) => r.dataFile);
+    side.samples.push(...(await readRecordings(files, side.child.pid)).samples);
+  }
+  const [a, b] = sides as [ProfiledSide, ProfiledSide];
+  const comparison = compareRuns(a, b);
+  const text = formatComparison(comparison);
+  writeFileSync(join(dir, 'comparison.txt'), `${text}\n`);
+  ctx.log(text.replace(/^/gm, '  '));
+  return {
+    id: 'profile-vs-hop',
+    rows: [],
+    rounds: { tool: 'perf', event: 'cpu-clock', calls: comparison.calls, totalMicrosPerCall: comparison.total, comparison: comparison.views },
+    notes: [`comparison: ${join(dir, 'comparison.txt')}`, 'the profiled processes run slower than unprofiled ones: read the differences, not the totals, against npm run bench'],
   };
 }
 

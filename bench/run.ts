@@ -10,8 +10,9 @@
  * partial run, so a short run never replaces the committed one.
  * `--only profile` (or `profile-stream`) records an on-CPU profile of the
  * unary (or streaming) hot path with Linux perf instead (`profile-cpuprof`:
- * V8's --cpu-prof); not part of the default set: a profiled gateway is
- * slower, so its numbers never enter the table.
+ * V8's --cpu-prof; `profile-vs-hop`: the gateway and the bare dispatch hop
+ * side by side in CPU µs per call); not part of the default set: a profiled
+ * gateway is slower, so its numbers never enter the table.
  */
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.js';
 import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
-import { profileCpuprof, profileCpuprofRest, profileStream, profileUnary } from './profile.js';
+import { profileCpuprof, profileCpuprofRest, profileStream, profileUnary, profileVsHop } from './profile.js';
 import { formatExtraTable, formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
@@ -42,6 +43,7 @@ const SCENARIOS: ReadonlyMap<string, Scenario> = new Map([
 const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile', profileUnary],
   ['profile-stream', profileStream],
+  ['profile-vs-hop', profileVsHop],
   ['profile-cpuprof', profileCpuprof],
   ['profile-cpuprof-rest', profileCpuprofRest],
 ]);

@@ -14,7 +14,7 @@ function render(samples: readonly Sample[], pid = 4242): string {
     .map((s, i) => {
       const tid = s.main ? pid : pid + 1 + (i % 3);
       const frames = s.frames.map((f, j) => `\t${(0x7f0000 + j).toString(16).padStart(16)} ${f.sym} (${f.dso})`);
-      return [`${s.thread.padEnd(16)} ${pid}/${tid}    1000000 `, ...frames, ''].join('\n');
+      return [`${s.thread.padEnd(16)} ${pid}/${tid}    ${s.period} `, ...frames, ''].join('\n');
     })
     .join('\n');
 }
@@ -24,10 +24,11 @@ const MAP = '/tmp/perf-4242.map';
 const unaryCall = { sym: 'JS:*unaryCall file:///srv/app/dist/proxy/unary.js:11:3', dso: MAP };
 const ticks = { sym: 'JS:~processTicksAndRejections node:internal/process/task_queues:67:1', dso: MAP };
 const KNOWN: Sample[] = [
-  { thread: 'node', main: true, frames: [{ sym: 'Builtins_LoadIC', dso: NODE }, unaryCall, ticks] },
+  { thread: 'node', main: true, period: 500_250, frames: [{ sym: 'Builtins_LoadIC', dso: NODE }, unaryCall, ticks] },
   {
     thread: 'node',
     main: true,
+    period: 500_250,
     frames: [
       { sym: 'tcp_sendmsg', dso: '[kernel.kallsyms]' },
       { sym: '__writev', dso: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
@@ -35,10 +36,11 @@ const KNOWN: Sample[] = [
       unaryCall,
     ],
   },
-  { thread: 'V8 DefaultWorke', main: false, frames: [{ sym: 'v8::internal::compiler::GraphReducer::ReduceTop(v8::internal::compiler::Node*)', dso: NODE }] },
+  { thread: 'V8 DefaultWorke', main: false, period: 1_000_000, frames: [{ sym: 'v8::internal::compiler::GraphReducer::ReduceTop(v8::internal::compiler::Node*)', dso: NODE }] },
   {
     thread: 'node',
     main: true,
+    period: 500_250,
     frames: [
       { sym: 'JS:wasm-function[20]-20-turbofan', dso: MAP },
       { sym: 'JS:^execute /srv/app/node_modules/undici/lib/dispatcher/client-h1.js:320:3', dso: MAP },
@@ -96,6 +98,7 @@ const sampleArb: fc.Arbitrary<Sample> = fc.record({
   thread: fc.constantFrom('node', 'V8 DefaultWorke', 'libuv-worker'),
   main: fc.boolean(),
   frames: fc.array(frameArb, { minLength: 1, maxLength: 6 }),
+  period: fc.integer({ min: 1, max: 1_000_000_000 }),
 });
 
 t.test('the reader gives back every sample perf wrote, frames in order', async (t) => {
