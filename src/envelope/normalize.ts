@@ -127,16 +127,43 @@ function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy,
   const resultJson = text.slice(found.resultStart, found.resultEnd);
   // Anything the redactor's probe flags is redacted from the parsed value: the full path does that.
   if (policy.redactor?.mayHold(resultJson)) return undefined;
-  let parsed: { value: unknown } | undefined;
-  return {
-    json: serializeResultJson(callerId, resultJson),
-    outcome: 'ok',
-    // The recognizer refused `__proto__` and `constructor` member names, so a plain JSON.parse is safe here.
-    get result(): unknown {
-      parsed ??= { value: JSON.parse(resultJson) as unknown };
-      return parsed.value;
-    },
-  };
+  return new PlainSuccess(serializeResultJson(callerId, resultJson), resultJson);
+}
+
+/**
+ * A plain success whose result value is parsed on first read. A class with the getter on its prototype, not an
+ * object literal with a getter: V8 stores a literal's own getter in an AccessorPair it allocates in old space, so
+ * every call left an old object pointing at its getter closure, and through it at the result text and the reply's
+ * text, keeping them alive through every young-generation collection until the next full one. Measured under unary
+ * load: 2.6 KB of each call promoted to old space with the literal, 90 bytes with the class (node --trace-gc-nvp,
+ * `promoted`).
+ */
+class PlainSuccess implements Normalized {
+  readonly outcome = 'ok' as const;
+  #parsed = false;
+  #value: unknown = undefined;
+
+  constructor(
+    readonly json: string,
+    private readonly resultJson: string,
+  ) {}
+
+  get result(): unknown {
+    if (!this.#parsed) {
+      // The recognizer refused `__proto__` and `constructor` member names, so a plain JSON.parse is safe here.
+      this.#value = JSON.parse(this.resultJson) as unknown;
+      this.#parsed = true;
+    }
+    return this.#value;
+  }
+}
+
+/**
+ * The envelope with its count of removed credentials. A plain success's result is a getter on its prototype, which
+ * a spread would not copy, so it is carried over by name.
+ */
+export function withRedactionCount(normalized: Normalized, redactions: number): Normalized {
+  return 'result' in normalized ? { ...normalized, result: normalized.result, redactions } : { ...normalized, redactions };
 }
 
 /** normalizeJsonText without the plain-result shortcut: the reference every reply shape is decided by. */

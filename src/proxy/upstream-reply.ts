@@ -8,7 +8,7 @@ import type { RemoteConfig } from '../config/schema.js';
 import { checkResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
-import { failureEnvelope, normalizePolicyOf, normalizeReply, type Normalized } from '../envelope/normalize.js';
+import { failureEnvelope, normalizePolicyOf, normalizeReply, withRedactionCount, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import { describeDuplicate, findDuplicateMember } from '../envelope/strict-json.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
@@ -53,7 +53,7 @@ export function normalizeUpstreamReply(
   const redactions = normalized.redactions;
   if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, target);
   if (normalized.outcome === 'ok' && rewriteResult) normalized = rewriteResult(normalized.result, { request, remote, callerId: call.id, caller });
-  return redactions ? { ...normalized, redactions } : normalized;
+  return redactions ? withRedactionCount(normalized, redactions) : normalized;
 }
 
 /** The answer's body once read whole: at once when it is already there (the usual small reply), else when it is. */

@@ -172,27 +172,38 @@ function outcomeOf(normalized: Normalized): Outcome {
 
 /** One relayed event's result, parsed (from its envelope, or as the result itself) only when read. */
 function lazyResult(json: string, envelope: boolean): ResultOutcome {
-  let parsed: { value: unknown } | undefined;
-  const read = (): unknown => {
-    if (!parsed) {
+  return new TracedEventResult(json, envelope);
+}
+
+/**
+ * Getters on the prototype, not on an object literal per event: V8 puts a literal's own getters in AccessorPairs
+ * allocated in old space, which keep the event's text alive until the next full collection (see PlainSuccess in
+ * envelope/normalize.ts).
+ */
+class TracedEventResult implements ResultOutcome {
+  readonly kind = 'result' as const;
+  #parsed: { value: unknown } | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly envelope: boolean,
+  ) {}
+
+  get json(): string {
+    return JSON.stringify(this.value) ?? 'null';
+  }
+
+  get value(): unknown {
+    if (!this.#parsed) {
       try {
-        const value: unknown = JSON.parse(json);
-        parsed = { value: envelope ? (value as { result?: unknown }).result : value };
+        const value: unknown = JSON.parse(this.text);
+        this.#parsed = { value: this.envelope ? (value as { result?: unknown }).result : value };
       } catch {
-        parsed = { value: undefined };
+        this.#parsed = { value: undefined };
       }
     }
-    return parsed.value;
-  };
-  return {
-    kind: 'result',
-    get json() {
-      return JSON.stringify(read()) ?? 'null';
-    },
-    get value() {
-      return read();
-    },
-  };
+    return this.#parsed.value;
+  }
 }
 
 function withTraceHeaders(headers: Record<string, string>, traceparent: string | undefined, tracestate: string | undefined): Record<string, string> {

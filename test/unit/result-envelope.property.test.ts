@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
-import { failureEnvelope, normalizeJsonText, normalizeJsonTextFully, normalizeReply, type NormalizePolicy } from '../../src/envelope/normalize.js';
+import { failureEnvelope, normalizeJsonText, normalizeJsonTextFully, normalizeReply, withRedactionCount, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
 import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
@@ -129,8 +129,15 @@ t.test('the shortcut parses the result only when a later stage reads it, once, a
   const first = got.result;
   t.same(first, normalizeJsonTextFully(text, 7, policy).result);
   t.equal(got.result, first, 'parsed once: the same object on every read');
-  // A spread (what later stages do to add redaction counts) keeps the value.
-  t.same({ ...got }.result, first);
+  // Adding a redaction count (what later stages do) keeps the value, though the getter is on the prototype.
+  const counted = withRedactionCount(got, 2);
+  t.equal(counted.result, first);
+  t.equal(counted.redactions, 2);
+  t.equal(counted.json, got.json);
+  // The value is not an own member (a spread would not copy it): V8 keeps an object literal's own getter in an
+  // AccessorPair made in old space, which kept every reply alive to the next full collection.
+  t.notOk(Object.hasOwn(got, 'result'), 'a prototype getter');
+  t.same(Object.getOwnPropertyNames(Object.getPrototypeOf(got)).sort(), ['constructor', 'result']);
 });
 
 t.test('property: the recognizer accepts only JSON, and finds the result where the scan does', async (t) => {

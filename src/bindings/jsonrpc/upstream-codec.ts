@@ -125,17 +125,26 @@ function opensObject(json: string): boolean {
  * never parsed at all.
  */
 function lazyResult(json: string): ResultOutcome {
-  let parsed = false;
-  let value: unknown;
-  return {
-    kind: 'result',
-    json,
-    get value(): unknown {
-      if (!parsed) {
-        value = JSON.parse(json) as unknown;
-        parsed = true;
-      }
-      return value;
-    },
-  };
+  return new LazyResult(json);
+}
+
+/**
+ * A class with the getter on its prototype, not an object literal with a getter per event: V8 puts a literal's own
+ * getter in an AccessorPair allocated in old space, which keeps the event's text alive until the next full
+ * collection (see PlainSuccess in envelope/normalize.ts).
+ */
+class LazyResult implements ResultOutcome {
+  readonly kind = 'result' as const;
+  #parsed = false;
+  #value: unknown = undefined;
+
+  constructor(readonly json: string) {}
+
+  get value(): unknown {
+    if (!this.#parsed) {
+      this.#value = JSON.parse(this.json) as unknown;
+      this.#parsed = true;
+    }
+    return this.#value;
+  }
 }
