@@ -140,18 +140,21 @@ function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy,
  */
 class PlainSuccess implements Normalized {
   readonly outcome = 'ok' as const;
+  readonly #resultJson: string;
   #parsed = false;
   #value: unknown = undefined;
 
   constructor(
     readonly json: string,
-    private readonly resultJson: string,
-  ) {}
+    resultJson: string,
+  ) {
+    this.#resultJson = resultJson;
+  }
 
   get result(): unknown {
     if (!this.#parsed) {
       // The recognizer refused `__proto__` and `constructor` member names, so a plain JSON.parse is safe here.
-      this.#value = JSON.parse(this.resultJson) as unknown;
+      this.#value = JSON.parse(this.#resultJson) as unknown;
       this.#parsed = true;
     }
     return this.#value;

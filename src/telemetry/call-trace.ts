@@ -145,8 +145,7 @@ function takeHandle(reply: CallReply): CallTelemetry | undefined {
 /** An envelope as an Outcome: the error's code and (already sanitized, bounded) message read back from its JSON. */
 function outcomeOf(normalized: Normalized): Outcome {
   if (normalized.outcome === 'ok') {
-    const value = normalized.result;
-    return { kind: 'result', get json() { return JSON.stringify(value) ?? 'null'; }, value };
+    return new SerializedOnRead(normalized.result);
   }
   const reason = normalized.outcome;
   let code: number | undefined;
@@ -170,6 +169,17 @@ function outcomeOf(normalized: Normalized): Outcome {
   return outcome;
 }
 
+/** A call's result for its span: serialized only if the span reads `json` (prototype getter: see TracedEventResult). */
+class SerializedOnRead implements ResultOutcome {
+  readonly kind = 'result' as const;
+
+  constructor(readonly value: unknown) {}
+
+  get json(): string {
+    return JSON.stringify(this.value) ?? 'null';
+  }
+}
+
 /** One relayed event's result, parsed (from its envelope, or as the result itself) only when read. */
 function lazyResult(json: string, envelope: boolean): ResultOutcome {
   return new TracedEventResult(json, envelope);
@@ -182,12 +192,14 @@ function lazyResult(json: string, envelope: boolean): ResultOutcome {
  */
 class TracedEventResult implements ResultOutcome {
   readonly kind = 'result' as const;
+  readonly #text: string;
+  readonly #envelope: boolean;
   #parsed: { value: unknown } | undefined;
 
-  constructor(
-    private readonly text: string,
-    private readonly envelope: boolean,
-  ) {}
+  constructor(text: string, envelope: boolean) {
+    this.#text = text;
+    this.#envelope = envelope;
+  }
 
   get json(): string {
     return JSON.stringify(this.value) ?? 'null';
@@ -196,8 +208,8 @@ class TracedEventResult implements ResultOutcome {
   get value(): unknown {
     if (!this.#parsed) {
       try {
-        const value: unknown = JSON.parse(this.text);
-        this.#parsed = { value: this.envelope ? (value as { result?: unknown }).result : value };
+        const value: unknown = JSON.parse(this.#text);
+        this.#parsed = { value: this.#envelope ? (value as { result?: unknown }).result : value };
       } catch {
         this.#parsed = { value: undefined };
       }
