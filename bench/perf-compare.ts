@@ -64,16 +64,19 @@ function keysOf(sample: Sample, view: View): string[] {
   }
 }
 
+/** What one nanosecond of a run's samples is in µs per call (no call answered counts as one). */
+const microsPerNanosecond = (run: ProfiledRun) => 1 / (1000 * Math.max(1, run.calls));
+
 /** µs per call for each row of a view: the periods (ns) of the samples counted in it, over the calls. */
 export function microsPerCall(run: ProfiledRun, view: View): Map<string, number> {
   const out = new Map<string, number>();
-  const perCall = 1 / (1000 * Math.max(1, run.calls));
-  for (const s of run.samples) for (const key of keysOf(s, view)) out.set(key, (out.get(key) ?? 0) + s.period * perCall);
+  const scale = microsPerNanosecond(run);
+  for (const s of run.samples) for (const key of keysOf(s, view)) out.set(key, (out.get(key) ?? 0) + s.period * scale);
   return out;
 }
 
 export function compareRuns(a: ProfiledRun, b: ProfiledRun): Comparison {
-  const total = (run: ProfiledRun) => run.samples.reduce((n, s) => n + s.period, 0) / (1000 * Math.max(1, run.calls));
+  const total = (run: ProfiledRun) => run.samples.reduce((n, s) => n + s.period, 0) * microsPerNanosecond(run);
   const views = {} as Record<View, CompareRow[]>;
   for (const view of VIEWS) {
     const ma = microsPerCall(a, view);

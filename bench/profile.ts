@@ -17,10 +17,11 @@ import { formatSummary, summarizeCpuProfile } from './cpuprofile-summary.js';
 import { probe, saturate } from './load.js';
 import { compareRuns, formatComparison } from './perf-compare.js';
 import { checkPerf, keepPerfMap, perfNodeArgs, readRecording, readRecordings, recordPerf } from './perf-profile.js';
-import { formatPerfSummary, summarizePerf, type Sample } from './perf-summary.js';
+import { formatPerfSummary, summarizePerf } from './perf-summary.js';
 import { startDispatchHop, startGateway, TMP, type Child } from './processes.js';
 import { fmt, type ScenarioResult } from './report.js';
 import { countEvents } from './sse-client.js';
+import { REMOTE, ROUTE } from './unary-peers.js';
 
 interface ProfileLoad {
   /** Not recorded: JIT warm-up, pools filled. */
@@ -148,12 +149,12 @@ async function cpuProfiled(ctx: BenchContext, id: string, load: ProfileLoad): Pr
   };
 }
 
-/** One side of profile-vs-hop: a process under the unary load, and where its recordings go. */
+/** One side of profile-vs-hop: a process under the unary load, its recordings, the calls answered while recorded. */
 interface ProfiledSide {
   readonly label: string;
   readonly child: Child;
   readonly url: string;
-  readonly samples: Sample[];
+  readonly dataFiles: string[];
   calls: number;
 }
 
@@ -169,15 +170,14 @@ export async function profileVsHop(ctx: BenchContext): Promise<ScenarioResult> {
   mkdirSync(dir, { recursive: true });
   const nodeArgs = perfNodeArgs(dir);
   const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs });
-  const hop = await startDispatchHop(ctx.upstream.port, '/unary/1024', nodeArgs).catch(async (err: unknown) => {
+  const hop = await startDispatchHop(ctx.upstream.port, ROUTE, nodeArgs).catch(async (err: unknown) => {
     await gw.stop();
     throw err;
   });
   const sides: ProfiledSide[] = [
-    { label: 'gateway', child: gw, url: gatewayUrl(gw, 'unary1k'), samples: [], calls: 0 },
-    { label: 'dispatch hop', child: hop, url: `http://127.0.0.1:${hop.port}/`, samples: [], calls: 0 },
+    { label: 'gateway', child: gw, url: gatewayUrl(gw, REMOTE), dataFiles: [], calls: 0 },
+    { label: 'dispatch hop', child: hop, url: `http://127.0.0.1:${hop.port}/`, dataFiles: [], calls: 0 },
   ];
-  const recordings: { side: ProfiledSide; dataFile: string }[] = [];
   try {
     for (const side of sides) {
       await probe(side.url, UNARY_REQUEST);
@@ -187,7 +187,7 @@ export async function profileVsHop(ctx: BenchContext): Promise<ScenarioResult> {
       for (const side of sides) {
         const recording = await recordPerf(side.child.pid, 'cpu-clock', `${side.label.replace(/\W+/g, '-')}-${round}`, dir);
         const r = await saturate(side.url, UNARY_REQUEST, pick(ctx, 4, 2), 32);
-        recordings.push({ side, dataFile: await recording.stop() });
+        side.dataFiles.push(await recording.stop());
         if (r.errors > 0 || r.non2xx > 0) throw new Error(`${side.label} under profile: ${r.errors} errors, ${r.non2xx} non-2xx`);
         side.calls += r.ok;
       }
@@ -196,12 +196,10 @@ export async function profileVsHop(ctx: BenchContext): Promise<ScenarioResult> {
     await Promise.all([gw.stop(), hop.stop()]);
   }
   // A process's symbol map is complete once it has exited; each of its recordings reads that one map.
-  for (const side of sides) {
-    const files = recordings.filter((r) => r.side === side).map((r) => r.dataFile);
-    side.samples.push(...(await readRecordings(files, side.child.pid)).samples);
-  }
-  const [a, b] = sides as [ProfiledSide, ProfiledSide];
-  const comparison = compareRuns(a, b);
+  const runs = await Promise.all(
+    sides.map(async (side) => ({ label: side.label, calls: side.calls, samples: (await readRecordings(side.dataFiles, side.child.pid)).samples })),
+  );
+  const comparison = compareRuns(runs[0]!, runs[1]!);
   const text = formatComparison(comparison);
   writeFileSync(join(dir, 'comparison.txt'), `${text}\n`);
   ctx.log(text.replace(/^/gm, '  '));

@@ -22,8 +22,9 @@ import { httpPeer, isSkipped, jsonRpcResult, sendMessageResponse, type PeerStart
 import { GatewayRefused, PEER_NODE_FLAGS, ROOT, startDispatchHop, startGateway, startHttpProxyHop, startReferenceHop } from './processes.js';
 
 /** The upstream route every unary peer reaches, and the gateway remote that points at it (bench/processes.ts). */
-const ROUTE = '/unary/1024';
-const REMOTE = 'unary1k';
+/** The upstream route of the 1 KiB unary call, and the gateway's remote for it (bench/processes.ts gatewayYaml). */
+export const ROUTE = '/unary/1024';
+export const REMOTE = 'unary1k';
 /** The same route as an HTTP+JSON remote (`binding: http+json`; the upstream serves `<route>/message:send`). */
 const REST_REMOTE = 'unary1krest';
 const JSON_HEADERS = { 'content-type': 'application/json' };

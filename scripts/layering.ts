@@ -35,7 +35,8 @@ export function nodeOf(pathUnderSrc: string): string {
   return pathUnderSrc.split(/[\\/]/)[0]!;
 }
 
-function typeScriptFiles(dir: string): string[] {
+/** The .ts files under `dir` (declarations left out), sorted. */
+export function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     // A link counts: npm test reads src/ through build/tests/, where each .ts is linked beside its .js.
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))

@@ -64,6 +64,18 @@ t.test('known runs: totals and each view in µs per call, largest excess first',
   t.match(text, /^\s+200\.0\s+100\.0\s+100\.0  node:streams$/m);
 });
 
+t.test('the report shows each view\'s `rows` largest differences, no more', async (t) => {
+  const c = compareRuns(gateway, hop);
+  const shown = (rows: number) => formatComparison(c, rows).split('\n').filter((l) => /^\s+-?\d+\.\d\s/.test(l));
+  // kind has 3 rows, cause 4, kernel entry 1, inclusive 3.
+  t.equal(shown(3).length, 3 + 3 + 1 + 3, 'at the bound of the largest view but one');
+  t.equal(shown(4).length, 3 + 4 + 1 + 3, 'every row');
+  t.equal(shown(1).length, 4, 'one per view');
+  // Two causes differ by 100 µs: the tie goes by name, so the one shown is always the same.
+  t.match(formatComparison(c, 1), /^\s+100\.0\s+0\.0\s+100\.0  gateway proxy\/unary$/m);
+  t.notMatch(formatComparison(c, 1), /node:streams/);
+});
+
 t.test('no calls answered: per-call figures stay finite (divided by one)', async (t) => {
   const c = compareRuns({ ...gateway, calls: 0 }, { ...hop, calls: 0 });
   t.same(c.total, [3500, 3000]);

@@ -8,26 +8,17 @@
  * results became classes with prototype getters). Read with the TypeScript
  * compiler's parser, so a getter is found however it is written.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
-
-const SRC = new URL('../../src/', import.meta.url).pathname;
+import { SRC_DIR, typeScriptFiles } from '../../scripts/layering.js';
 
 /** file → why its literal accessor may stay. */
 const ALLOWED: Readonly<Record<string, string>> = {
   // A push-config call's A2ACall: push/outbound.ts spreads it and must get the serialized params; not a per-call path.
   'proxy/push-call.ts': 'the params of a push-config call serialized only if rewritten',
 };
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 /** `file:line name` of every getter or setter defined in an object literal of `text`. */
 export function literalAccessors(file: string, text: string): string[] {
@@ -56,15 +47,15 @@ t.test('the reader finds accessors of object literals, and only those', async (t
 });
 
 t.test('src/ makes no object literal with its own getter or setter (outside the listed files)', async (t) => {
-  const files = sourceFiles(SRC);
+  const files = typeScriptFiles(SRC_DIR);
   t.ok(files.length > 100, `read ${files.length} files under src/`);
   const found = files.flatMap((path) => {
-    const file = relative(SRC, path);
+    const file = relative(SRC_DIR, path);
     return file in ALLOWED ? [] : literalAccessors(file, readFileSync(path, 'utf8'));
   });
   t.same(found, [], 'make it a class with the accessor on its prototype (see PlainSuccess in src/envelope/normalize.ts)');
   for (const file of Object.keys(ALLOWED)) {
-    const text = readFileSync(join(SRC, file), 'utf8');
+    const text = readFileSync(join(SRC_DIR, file), 'utf8');
     t.ok(literalAccessors(file, text).length > 0, `${file} is listed, so it still has one (drop it from the list when it has none)`);
   }
 });
