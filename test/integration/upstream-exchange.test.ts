@@ -125,6 +125,17 @@ t.test('a reader that stops: the transfer pauses, the gateway side holds a socke
   await waitFor('the reader to stop', () => stopped);
   await waitFor('the upstream to be blocked', () => blocked);
   const socket = sockets[0]!;
+  // The socket may finish a read already under way after the upstream blocks (it stops reading once its own buffer
+  // is full): take the count once it has held still for 50 ms. A pause that did not hold never settles (time-out).
+  let lastRead = -1;
+  let stillSince = Date.now();
+  await waitFor('the socket to stop reading', () => {
+    if (socket.bytesRead !== lastRead) {
+      lastRead = socket.bytesRead;
+      stillSince = Date.now();
+    }
+    return Date.now() - stillSince >= 50;
+  });
   const readAtBlock = socket.bytesRead;
   const receivedAtBlock = sink.received;
   // Nothing moves while the reader is stopped: a wait, not a timing assertion.
