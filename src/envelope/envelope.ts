@@ -116,5 +116,10 @@ export function serializeError(id: JsonRpcId, error: JsonRpcErrorObject): string
 
 /** Serializes a success envelope around an already-serialized result. */
 export function serializeResultJson(id: JsonRpcId, resultJson: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+  return `${resultEnvelopeHead(id)}${resultJson}}`;
+}
+
+/** A success envelope up to its result: the result's JSON and `}` complete it. */
+export function resultEnvelopeHead(id: JsonRpcId): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
 }

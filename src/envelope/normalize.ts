@@ -6,12 +6,14 @@
  * either: not in the message, the kept data or the result. Pure: bytes and
  * policy in, serialized envelope out; no Fastify, no network, no clock.
  */
+import { isUtf8 } from 'node:buffer';
 import sjson from 'secure-json-parse';
 import { isReservedErrorInfo, remoteA2aMetadata, type TextCleaner } from './a2a-error-info.js';
 import { Code, a2aErrorReasons, standardMessages, type CallerGeneration, type Reason } from './codes.js';
 import {
   gatewayError,
   remoteError,
+  resultEnvelopeHead,
   serializeError,
   serializeResultJson,
   type ErrorDetail,
@@ -32,6 +34,11 @@ export interface NormalizePolicy {
   readonly caller?: CallerGeneration;
   /** The remote's credentials to keep from the caller; absent for a remote without `auth`. */
   readonly redactor?: Redactor | undefined;
+  /**
+   * The caller is written the envelope's bytes as they are (a JSON-RPC caller of a JSON-RPC remote, nothing to
+   * translate, rewrite or check after): a plain success may then be kept as bytes (`wire`) and never decoded.
+   */
+  readonly keepBytes?: boolean;
 }
 
 /** The normalizer's view of a remote's config (unary replies and stream events alike). */
@@ -43,6 +50,7 @@ export function normalizePolicyOf(
   },
   caller: CallerGeneration = '1.0',
   redactor?: Redactor,
+  keepBytes = false,
 ): NormalizePolicy {
   return {
     remote: remote.name,
@@ -51,6 +59,7 @@ export function normalizePolicyOf(
     keepRemoteErrorData: remote.keepRemoteErrorData,
     caller,
     ...(redactor ? { redactor } : {}),
+    ...(keepBytes ? { keepBytes } : {}),
   };
 }
 
@@ -63,6 +72,12 @@ export interface Normalized {
   readonly result?: unknown;
   /** Credentials of the remote removed (or, for CREDENTIAL_ECHOED, refused); for the metric and the log. */
   readonly redactions?: number;
+  /**
+   * The same envelope as `json`, as its UTF-8 bytes one character per byte (a latin1 string: written with the
+   * latin1 encoding, its length is its byte count). Present only on a plain success kept as the remote's bytes
+   * (policy `keepBytes`); anything that makes a new envelope from one makes it without `wire`.
+   */
+  readonly wire?: string;
 }
 
 export interface UpstreamReply {
@@ -83,6 +98,10 @@ export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy
   const first = firstNonSpaceByte(reply.body);
   if (first === -1) return ok ? failureEnvelope(callerId, 'EMPTY_RESPONSE', errorFacts) : httpError();
   if (!looksLikeJson(reply.body[first]!)) return ok ? failureEnvelope(callerId, 'NON_JSON_RESPONSE', errorFacts) : httpError();
+  if (policy.keepBytes && ok && policy.redactor === undefined) {
+    const kept = plainResultBytes(reply.body, callerId, policy);
+    if (kept) return kept;
+  }
   let text: string;
   try {
     text = utf8.decode(reply.body);
@@ -131,6 +150,62 @@ function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy,
 }
 
 /**
+ * plainResult on the body's bytes, for a caller written the bytes as they are: valid UTF-8 (what the decoder
+ * requires), then recognized on its latin1 view, one character per byte. UTF-8 encodes every character past ASCII in
+ * bytes 0x80-0xFF only, so the JSON grammar reads the same on the view as on the decoded text, and the result's
+ * bytes go out as they came: the 1 KiB reply is never decoded into a string, scanned as two-byte text, measured and
+ * encoded back (about 4 µs of a call, most of it the decode). A body with a byte-order mark is left to the decoder,
+ * which drops the mark. No redactor: its probe reads decoded text (the caller checks).
+ */
+function plainResultBytes(body: Buffer, callerId: JsonRpcId, policy: NormalizePolicy): Normalized | undefined {
+  if (body[0] === UTF8_BOM[0] || !isUtf8(body)) return undefined;
+  const view = body.toString('latin1');
+  const found = recognizeResultEnvelope(view, policy.maxJsonDepth);
+  if (!found) return undefined;
+  if (found.idStart !== -1 && !plainIdPasses(view, found.idStart, found.idEnd)) return undefined;
+  const head = resultEnvelopeHead(callerId);
+  // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the view.
+  const headBytes = NON_ASCII.test(head) ? Buffer.from(head).toString('latin1') : head;
+  return new WireSuccess(`${headBytes}${view.slice(found.resultStart, found.resultEnd)}}`, headBytes.length);
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A plain success kept as bytes: `wire` is what is written; the text (`json`) and the result value are made only if
+ * something reads them (a trace, a log, a test). A class with getters on its prototype (see PlainSuccess).
+ */
+class WireSuccess implements Normalized {
+  readonly outcome = 'ok' as const;
+  readonly #resultStart: number;
+  #json: string | undefined = undefined;
+  #parsed = false;
+  #value: unknown = undefined;
+
+  constructor(
+    readonly wire: string,
+    resultStart: number,
+  ) {
+    this.#resultStart = resultStart;
+  }
+
+  get json(): string {
+    this.#json ??= Buffer.from(this.wire, 'latin1').toString('utf8');
+    return this.#json;
+  }
+
+  get result(): unknown {
+    if (!this.#parsed) {
+      // As PlainSuccess: the recognizer refused `__proto__` and `constructor` member names.
+      const resultBytes = Buffer.from(this.wire.slice(this.#resultStart, -1), 'latin1');
+      this.#value = JSON.parse(resultBytes.toString('utf8')) as unknown;
+      this.#parsed = true;
+    }
+    return this.#value;
+  }
+}
+
+/**
  * A plain success whose result value is parsed on first read. A class with the getter on its prototype, not an
  * object literal with a getter: V8 stores a literal's own getter in an AccessorPair it allocates in old space, so
  * every call left an old object pointing at its getter closure, and through it at the result text and the reply's
@@ -166,7 +241,9 @@ class PlainSuccess implements Normalized {
  * a spread would not copy, so it is carried over by name.
  */
 export function withRedactionCount(normalized: Normalized, redactions: number): Normalized {
-  return 'result' in normalized ? { ...normalized, result: normalized.result, redactions } : { ...normalized, redactions };
+  // Named member by member: a spread would also copy `wire`, the bytes before anything was removed.
+  const { json, outcome } = normalized;
+  return 'result' in normalized ? { json, outcome, result: normalized.result, redactions } : { json, outcome, redactions };
 }
 
 /** normalizeJsonText without the plain-result shortcut: the reference every reply shape is decided by. */

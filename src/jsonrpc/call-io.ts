@@ -41,10 +41,13 @@ export class DirectReply {
     return this;
   }
 
-  /** `headers`: [name, value, name, value, ...], written in this order. */
-  send(status: number, headers: string[], body: string): void {
+  /**
+   * `headers`: [name, value, name, value, ...], written in this order. `encoding` latin1: `body` is bytes, one
+   * character each (an envelope's `wire`).
+   */
+  send(status: number, headers: string[], body: string, encoding: 'utf8' | 'latin1' = 'utf8'): void {
     this.raw.writeHead(status, headers);
-    this.raw.end(body);
+    this.raw.end(body, encoding);
   }
 
   /**

@@ -60,7 +60,8 @@ export function sendEnvelope(
   status = 200,
 ): void {
   log.outcome = normalized.outcome;
-  log.bytesOut = Buffer.byteLength(normalized.json);
+  const { wire } = normalized;
+  log.bytesOut = wire === undefined ? Buffer.byteLength(normalized.json) : wire.length;
   endCallTrace(reply, normalized);
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
@@ -69,7 +70,10 @@ export function sendEnvelope(
   // requests pipelined behind them are not lost when the socket closes.)
   const closing = ctx.drainEnd.aborted;
   if (reply instanceof DirectReply) {
-    if (!reply.raw.headersSent) reply.send(status, envelopeHeaders(extraHeaders, closing, reply.request.id, log.bytesOut), normalized.json);
+    if (reply.raw.headersSent) return;
+    const headers = envelopeHeaders(extraHeaders, closing, reply.request.id, log.bytesOut);
+    if (wire === undefined) reply.send(status, headers, normalized.json);
+    else reply.send(status, headers, wire, 'latin1');
     return;
   }
   void reply

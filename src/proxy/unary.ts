@@ -93,7 +93,7 @@ export async function unaryCall(
     // Usually the body came with the head: no promise, no tick.
     const body = readUpstreamBody(res);
     const read = body instanceof Promise ? await body : body;
-    normalized = normalizeUpstreamReply(request, res, read, { remote, call, caller, redactor, onInternalError }, rewriteResult);
+    normalized = normalizeUpstreamReply(request, res, read, { remote, call, caller, redactor, onInternalError, keepBytes: bridge === undefined }, rewriteResult);
     if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
     if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
     verdict = breakerVerdict(res.statusCode, normalized.outcome);

@@ -29,6 +29,8 @@ export interface ReplyTarget {
   readonly redactor?: Redactor | undefined;
   /** A bug of the gateway's own while reading (GATEWAY_ERROR): logged with its stack and counted by the caller. */
   readonly onInternalError?: ((err: unknown) => void) | undefined;
+  /** The envelope goes to the caller as it is (no bridge, rewrite or result check after): see NormalizePolicy. */
+  readonly keepBytes?: boolean | undefined;
 }
 
 /**
@@ -48,7 +50,8 @@ export function normalizeUpstreamReply(
     else if (read.error !== undefined) request.log.debug({ requestId: request.id, err: describeForLog(read.error) }, 'upstream body failed');
     return failureEnvelope(call.id, read.reason, { remote: remote.name, httpStatus: res.statusCode, caller });
   }
-  let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller, redactor));
+  const keepBytes = target.keepBytes === true && !remote.limits.validateResults && rewriteResult === undefined;
+  let normalized = normalizeReply({ status: res.statusCode, body: read.body }, call.id, normalizePolicyOf(remote, caller, redactor, keepBytes));
   // Counted here: the checks and rewrites below make new envelopes.
   const redactions = normalized.redactions;
   if (normalized.outcome === 'ok' && remote.limits.validateResults) normalized = validatedResult(normalized, target);

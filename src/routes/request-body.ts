@@ -49,7 +49,8 @@ export function readRequestBody(payload: IncomingMessage, limit: number, done: (
     }
     chunks.push(chunk);
   };
+  // `on`, not `once`: finish() answers only the first of them, and once's wrapper is not made twice per call.
   payload.on('data', onData);
-  payload.once('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-  payload.once('error', (err) => finish(err));
+  payload.on('end', () => finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+  payload.on('error', (err) => finish(err));
 }

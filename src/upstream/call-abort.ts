@@ -18,7 +18,7 @@ import type { Reason } from '../envelope/codes.js';
 /** The caller's side of the call (a ServerResponse): its closing before the reply finished means the caller left. */
 export interface CallerSide {
   readonly writableFinished: boolean;
-  once(event: 'close', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
   off(event: 'close', listener: () => void): unknown;
 }
 
@@ -103,7 +103,8 @@ export class CallAbort {
   /** Aborts with CALLER_CLOSED when the caller's side closes before its reply finished. */
   watchCaller(caller: CallerSide): void {
     this.#caller = caller;
-    caller.once('close', this.#onCallerClose);
+    // `on`, not `once`: finish() removes it, and once's wrapper (a bound closure and its state) is not made per call.
+    caller.on('close', this.#onCallerClose);
   }
 
   /** The call is over: no deadline, drain, caller listener or target is left holding it. */

@@ -27,28 +27,33 @@ export class UpstreamPools {
   constructor(private readonly options: PoolOptions = {}) {}
 
   /** The pool for `origin` (default: the remote's own) with the remote's connection settings. */
-  get(remote: RemoteConfig, origin: string = remote.url.origin): Dispatcher {
-    const key = origin === remote.url.origin ? remote.name : `${remote.name} ${origin}`;
+  get(remote: RemoteConfig, origin?: string): Dispatcher {
+    // The remote's own pool is found by name alone: URL#origin makes a new string on every read (once per call).
+    const own = origin === undefined || origin === remote.url.origin;
+    const key = own ? remote.name : `${remote.name} ${origin}`;
     let entry = this.#pools.get(key);
     if (!entry) {
-      const pool = new Pool(origin, {
-        connect: {
-          timeout: remote.timeouts.connectMs,
-          lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
-          ...remote.tls,
-        },
-        // A backstop only: the call path keeps its own exact headers deadline.
-        headersTimeout: remote.timeouts.headersMs + 1_000,
-        // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
-        bodyTimeout: 0,
-        connections: remote.maxUpstreamConnections,
-        maxHeaderSize: 32 * 1024,
-        keepAliveTimeout: 4_000,
-      });
-      entry = { remote: remote.name, origin, pool };
+      entry = { remote: remote.name, origin: own ? remote.url.origin : origin, pool: this.#create(remote, own ? remote.url.origin : origin) };
       this.#pools.set(key, entry);
     }
     return entry.pool;
+  }
+
+  #create(remote: RemoteConfig, origin: string): Dispatcher {
+    return new Pool(origin, {
+      connect: {
+        timeout: remote.timeouts.connectMs,
+        lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
+        ...remote.tls,
+      },
+      // A backstop only: the call path keeps its own exact headers deadline.
+      headersTimeout: remote.timeouts.headersMs + 1_000,
+      // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
+      bodyTimeout: 0,
+      connections: remote.maxUpstreamConnections,
+      maxHeaderSize: 32 * 1024,
+      keepAliveTimeout: 4_000,
+    });
   }
 
   /**

@@ -35,11 +35,14 @@ tracingChannel('fastify.request.handler').subscribe({
   error: () => undefined,
 });
 
+/** Characters of one, two, three and four UTF-8 bytes, past latin1 too: the result's bytes go out as they came. */
+const UNICODE_NOTE = 'café — 😀 日本';
+
 // --- the remote: JSON-RPC over HTTP, with A2A headers the gateway passes on, SSE for streaming methods
 let slowRelease: (() => void) | undefined;
 const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
   void readBody(req).then(async (body) => {
-    let call: { id?: unknown; method?: string; params?: { error?: boolean } } = {};
+    let call: { id?: unknown; method?: string; params?: { error?: boolean; unicode?: boolean } } = {};
     try {
       call = JSON.parse(body.toString('utf8')) as typeof call;
     } catch {
@@ -55,7 +58,9 @@ const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
     }
     const reply = call.params?.error
       ? { jsonrpc: '2.0', id, error: { code: -32001, message: 'Task not found' } }
-      : { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed' } } };
+      : call.params?.unicode
+        ? { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed', note: UNICODE_NOTE } } }
+        : { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed' } } };
     res.writeHead(200, { 'content-type': 'application/json', 'a2a-version': '0.3', 'a2a-extensions': 'https://example.com/ext/v1', 'x-dropped': 'never seen' });
     res.end(JSON.stringify(reply));
   });
@@ -172,6 +177,7 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     ['unary result (upstream A2A headers passed on)', post('/remotes/a', rpcBody('tasks/get'))],
     ['unary result, sub-path and query', post('/remotes/a/sub/path?x=1', rpcBody('tasks/get', 'str-id'))],
     ['JSON-RPC error from the remote', post('/remotes/a', rpcBody('tasks/get', 7, { id: 'x', error: true }))],
+    ['unary result with text past ASCII, and a caller id too', post('/remotes/a', rpcBody('tasks/get', 'ïd-€', { id: 'task-1', unicode: true }))],
     ['charset parameter', post('/remotes/a', rpcBody('tasks/get'), { 'content-type': 'application/json; charset=utf-8' })],
     ['A2A 1.0 method', post('/remotes/a', rpcBody('GetTask', 2, { id: 'task-1' }), { 'a2a-version': '1.0' })],
     ['streaming call (SSE relayed)', post('/remotes/a', rpcBody('message/stream', 3, { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } }))],
@@ -204,6 +210,10 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
   ];
   // What some of them must be (the rest: any reply, as long as both gateways give the same one).
   const expectedReply: Record<string, RegExp> = {
+    // The exchange reads the bytes one character each (latin1): the UTF-8 of the id and the note, whole.
+    'unary result with text past ASCII, and a caller id too': new RegExp(
+      `^HTTP/1\\.1 200 [^]*\\r\\n\\r\\n\\{"jsonrpc":"2\\.0","id":"${Buffer.from('ïd-€').toString('latin1')}","result":\\{[^]*"note":"${Buffer.from(UNICODE_NOTE).toString('latin1').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\}\\}\\}$`,
+    ),
     'HTTP+JSON message:send to a JSON-RPC remote': /^HTTP\/1\.1 200 [^]*\r\ncontent-type: application\/a2a\+json; charset=utf-8\r\n[^]*\r\n\r\n\{"kind":"task","id":"task-1"/,
     'HTTP+JSON 0.3 path: refused as the binding version it is': /^HTTP\/1\.1 400 [^]*UNSUPPORTED_BINDING_VERSION/,
     'HTTP+JSON cancel': /^HTTP\/1\.1 200 [^]*"id":"task-1"/,
