@@ -60,3 +60,28 @@ export type Outcome = ResultOutcome | ErrorOutcome;
 
 /** One element of a stream: an event, or the final error that ends it. */
 export type StreamItem = { readonly outcome: ResultOutcome; readonly final: false } | { readonly outcome: ErrorOutcome; readonly final: true };
+
+/**
+ * A result whose value is parsed from its text only when a stage looks inside (redaction, the version bridge, a gRPC
+ * caller's encoder, a result check): a caller written the text as it is never parses it. Only for text a normalizer
+ * already read as JSON with no `__proto__` or `constructor` member name, so a plain JSON.parse is safe.
+ *
+ * A class with the getter on its prototype, not an object literal with a getter: V8 puts a literal's own getter in
+ * an AccessorPair allocated in old space, which keeps the text alive until the next full collection (see
+ * PlainSuccess in envelope/normalize.ts).
+ */
+export class ParsedOnRead implements ResultOutcome {
+  readonly kind = 'result' as const;
+  #parsed = false;
+  #value: unknown = undefined;
+
+  constructor(readonly json: string) {}
+
+  get value(): unknown {
+    if (!this.#parsed) {
+      this.#value = JSON.parse(this.json) as unknown;
+      this.#parsed = true;
+    }
+    return this.#value;
+  }
+}

@@ -70,6 +70,8 @@ export interface Normalized {
   readonly outcome: 'ok' | 'REMOTE_ERROR' | Reason;
   /** Set when the remote sent a success; lets later stages (card rewrite, schema checks) look at it. */
   readonly result?: unknown;
+  /** A success's result JSON exactly as spliced into `json` (absent where a stage made the envelope anew). */
+  readonly resultJson?: string;
   /** Credentials of the remote removed (or, for CREDENTIAL_ECHOED, refused); for the metric and the log. */
   readonly redactions?: number;
   /**
@@ -215,7 +217,7 @@ class WireSuccess implements Normalized {
  */
 class PlainSuccess implements Normalized {
   readonly outcome = 'ok' as const;
-  readonly #resultJson: string;
+  readonly resultJson: string;
   #parsed = false;
   #value: unknown = undefined;
 
@@ -223,13 +225,13 @@ class PlainSuccess implements Normalized {
     readonly json: string,
     resultJson: string,
   ) {
-    this.#resultJson = resultJson;
+    this.resultJson = resultJson;
   }
 
   get result(): unknown {
     if (!this.#parsed) {
       // The recognizer refused `__proto__` and `constructor` member names, so a plain JSON.parse is safe here.
-      this.#value = JSON.parse(this.#resultJson) as unknown;
+      this.#value = JSON.parse(this.resultJson) as unknown;
       this.#parsed = true;
     }
     return this.#value;
@@ -287,7 +289,7 @@ export function normalizeJsonTextFully(
   }
   const resultJson = scan.resultStart >= 0 ? text.slice(scan.resultStart, scan.resultEnd) : JSON.stringify(envelope.result);
   if (policy.redactor?.mayHold(resultJson)) return redactedResult(envelope.result, callerId, policy.redactor, errorFacts);
-  return { json: serializeResultJson(callerId, resultJson), outcome: 'ok', result: envelope.result };
+  return { json: serializeResultJson(callerId, resultJson), outcome: 'ok', result: envelope.result, resultJson };
 }
 
 /**

@@ -117,6 +117,45 @@ export function recognizeResultEnvelope(text: string, maxDepth: number): ResultE
   return { resultStart, resultEnd, idStart, idEnd };
 }
 
+/**
+ * True when `text` is certainly one JSON object (an HTTP+JSON remote's response message) whose top-level members
+ * are named plainly (no escape), none `__proto__` or `constructor` and none twice, that is not an object with
+ * `error` as its only member, and that is valid JSON throughout under the rules above (nested names, depth, surrogate
+ * escapes). False means "not sure": the full reader (bindings/http-json/response-json.ts) decides.
+ */
+export function recognizeMessageObject(text: string, maxDepth: number): boolean {
+  const n = text.length;
+  let i = skipSpace(text, 0);
+  if (i >= n || text.charCodeAt(i) !== OPEN_OBJECT || maxDepth < 1) return false;
+  i = skipSpace(text, i + 1);
+  if (i < n && text.charCodeAt(i) === CLOSE_OBJECT) return skipSpace(text, i + 1) === n;
+  // A response message has one member, as a rule (the oneof's payload): the names are few, a list will do.
+  const names: string[] = [];
+  for (;;) {
+    if (i >= n || text.charCodeAt(i) !== QUOTE) return false;
+    const keyStart = i + 1;
+    const keyEnd = plainKeyEnd(text, keyStart);
+    if (keyEnd === NO || specialName(text, keyStart, keyEnd - keyStart)) return false;
+    const name = text.slice(keyStart, keyEnd);
+    if (names.includes(name)) return false;
+    names.push(name);
+    i = skipSpace(text, keyEnd + 1);
+    if (i >= n || text.charCodeAt(i) !== COLON) return false;
+    const valueEnd = value(text, skipSpace(text, i + 1), 1, maxDepth);
+    if (valueEnd === NO) return false;
+    i = skipSpace(text, valueEnd);
+    if (i >= n) return false;
+    const c = text.charCodeAt(i);
+    if (c === COMMA) {
+      i = skipSpace(text, i + 1);
+      continue;
+    }
+    if (c !== CLOSE_OBJECT) return false;
+    break;
+  }
+  return skipSpace(text, i + 1) === n && !(names.length === 1 && names[0] === 'error');
+}
+
 /** Top-level member kinds (plain numbers: the recognizer runs per event, and so does this switch). */
 const Member = { Other: 0, Result: 1, Id: 2, Jsonrpc: 3, Special: 4 } as const;
 type Member = (typeof Member)[keyof typeof Member];

@@ -24,7 +24,7 @@ import type { CallTelemetry } from '../telemetry/tracing.js';
 import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { RETRYABLE, classifyTransportError, describeForLog } from '../upstream/errors.js';
-import type { UpstreamAnswer } from '../upstream/read-body.js';
+import type { BodyRead, UpstreamAnswer } from '../upstream/read-body.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
 import type { A2ACall } from '../core/call.js';
 import type { ErrorOutcome, Outcome, ResultOutcome, StreamItem } from '../core/outcome.js';
@@ -125,15 +125,29 @@ export function limitResult(env: RunnerEnv, remote: string, err: LimitError): Ru
   return { outcome: env.gatewayError(err.reason, { remote, ...(retryAfterMs !== undefined ? { metadata: { retryAfterMs } } : {}), headers }), headers };
 }
 
-/** Reads a whole reply (the answer's reader applies the unary cap) and hands it to `normalize`; transport failures become gateway errors. */
-export async function readReply(
+/**
+ * Reads a whole reply (the answer's reader applies the unary cap) and hands it to `normalize`; transport failures
+ * become gateway errors. A body that came with the head (the usual small reply) is read at once: no promise, no tick.
+ */
+export function readReply(
   env: RunnerEnv,
   target: RunTarget,
   res: UpstreamAnswer,
   normalize: (reply: { status: number; body: Buffer }) => Outcome,
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
+  const now = res.readBodyNow();
+  if (now !== undefined) return outcomeOfRead(env, target, res, now, normalize);
+  return res.readBody().then((read) => outcomeOfRead(env, target, res, read, normalize));
+}
+
+function outcomeOfRead(
+  env: RunnerEnv,
+  target: RunTarget,
+  res: UpstreamAnswer,
+  read: BodyRead,
+  normalize: (reply: { status: number; body: Buffer }) => Outcome,
+): Outcome {
   const { remote } = target;
-  const read = await res.readBody();
   if (!read.ok) {
     if (read.reason === 'GATEWAY_ERROR') env.onInternalError(read.error);
     else if (read.error !== undefined) env.logger.debug({ requestId: env.requestId, err: describeForLog(read.error) }, 'upstream body failed');
@@ -172,7 +186,9 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
   let verdict: BreakerVerdict = 'none';
   try {
     // The signal is made only if the call has to wait in the concurrency queue.
-    release = await runtime.admit(() => abort.signal);
+    // Usually admitted at once: no tick.
+    const admitted = runtime.admit(() => abort.signal);
+    release = typeof admitted === 'function' ? admitted : await admitted;
     const headers = upstreamHeadersOf(env, target, built.request, false);
     const upstreamStarted = performance.now();
     abort.startHeaders(remote.timeouts.headersMs);
@@ -193,7 +209,8 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
     log.upstreamStatus = res.statusCode;
     const responseHeaders = callerHeadersOf(res, runtime, log);
     const policy = codecPolicyOf(remote);
-    const outcome = await readReply(env, target, res, (reply) => codec.reply(call, reply, policy));
+    const read = readReply(env, target, res, (reply) => codec.reply(call, reply, policy));
+    const outcome = read instanceof Promise ? await read : read;
     verdict = breakerVerdict(res.statusCode, outcome.kind === 'error' ? outcome.reason : 'ok');
     result = { outcome: finishOutcome(env, target, outcome, log), headers: responseHeaders };
   } catch (err) {

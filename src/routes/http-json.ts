@@ -192,13 +192,14 @@ function outcomeLabel(outcome: Outcome): string {
 }
 
 function send(ctx: GatewayContext, reply: CallReply, rest: RestReply, log: CallLog, started: number, extraHeaders: Record<string, string> = {}): void {
-  log.bytesOut = rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
+  const bytes = rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
+  log.bytesOut = bytes;
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
   const closing: Record<string, string> = ctx.drainEnd.aborted ? { connection: 'close' } : {};
   const headers = { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id };
   if (reply instanceof DirectReply) {
-    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, headers, rest.body);
+    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, headers, rest.body, bytes);
     return;
   }
   void reply.code(rest.status).headers(headers).send(rest.body);

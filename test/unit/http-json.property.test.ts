@@ -102,6 +102,66 @@ t.test('property: not one byte of a non-JSON body reaches the caller', async (t)
   );
 });
 
+/**
+ * The success recognizer (recognizeMessageObject) against the full reader: a policy with a result check that
+ * accepts everything takes the full reader, the same policy without one the recognizer where it is sure. Both must
+ * give the same Outcome: the same kind, reason and json, and the same value (the recognized one parsed on read).
+ */
+function sameWithoutRecognizer(op: Operation, status: number, body: Buffer, policy: RestNormalizePolicy): void {
+  const recognized = normalizeRestReply(op, { status, body }, { ...policy, checkResult: undefined });
+  const full = normalizeRestReply(op, { status, body }, { ...policy, checkResult: () => undefined });
+  const problems: string[] = [];
+  if (recognized.kind !== full.kind) problems.push(`${recognized.kind}, full reader ${full.kind}`);
+  if (recognized.kind === 'error' && full.kind === 'error' && recognized.reason !== full.reason) problems.push(`${recognized.reason}, full reader ${full.reason}`);
+  if (recognized.kind === 'result' && full.kind === 'result') {
+    if (recognized.json !== full.json) problems.push('json differs');
+    if (JSON.stringify(recognized.value) !== JSON.stringify(full.value)) problems.push('value differs');
+  }
+  if (problems.length > 0) throw new Error(`${problems.join('; ')}\n${body.toString('utf8').slice(0, 400)}`);
+}
+
+const messageBodyArb = fc
+  .tuple(
+    fc.oneof(
+      fc.record({ task: fc.jsonValue({ maxDepth: 4 }) }),
+      fc.record({ message: fc.jsonValue({ maxDepth: 4 }), task: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+      fc.record({ error: fc.jsonValue({ maxDepth: 2 }) }),
+    ),
+    fc.constantFrom('compact', 'pretty', 'padded'),
+  )
+  .map(([value, layout]) => Buffer.from(layout === 'pretty' ? JSON.stringify(value, null, 2) : layout === 'padded' ? ` \n${JSON.stringify(value)}\t ` : JSON.stringify(value)));
+
+t.test('property: a success recognized in one pass is the Outcome the full reader makes', async (t) => {
+  const okStatus = fc.constantFrom(200, 201, 204, 299);
+  holds(t, fc.property(opArb, okStatus, messageBodyArb, restPolicyArb, sameWithoutRecognizer));
+  holds(t, fc.property(opArb, fc.oneof(okStatus, statusArb), nearValidBodyArb, restPolicyArb, sameWithoutRecognizer));
+  holds(t, fc.property(opArb, okStatus, rawBodyArb, restPolicyArb, sameWithoutRecognizer));
+});
+
+t.test('the recognizer takes the usual success, and leaves the unusual to the full reader', async (t) => {
+  const policy: RestNormalizePolicy = { remote: 'r', maxErrorMessageBytes: 64, maxJsonDepth: 8, keepRemoteErrorData: false };
+  const op = OPERATIONS.SendMessage;
+  const reply = (text: string) => normalizeRestReply(op, { status: 200, body: Buffer.from(text) }, policy);
+  const usual = reply('{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"},"note":"café — 😀"}}');
+  t.equal(usual.constructor.name, 'ParsedOnRead', 'recognized: parsed only on read');
+  t.same(usual.kind === 'result' && usual.value, { task: { id: 't1', status: { state: 'TASK_STATE_COMPLETED' }, note: 'café — 😀' } });
+  for (const [text, why] of [
+    ['{"task":{},"task":{}}', 'a member twice'],
+    ['{"\\u0074ask":{}}', 'an escaped top-level name'],
+    ['{"task":{"__proto__":{}}}', 'a __proto__ name'],
+    ['{"task":{"constructor":{"prototype":{}}}}', 'a constructor name'],
+    ['{"error":{"code":5}}', 'error as the only member'],
+    ['{"task":"\\ud800"}', 'a lone surrogate escape'],
+    [`{"task":${'['.repeat(8)}${']'.repeat(8)}}`, 'deeper than maxJsonDepth'],
+    ['[1]', 'not an object'],
+  ] as const) {
+    const out = reply(text);
+    t.not(out.constructor.name, 'ParsedOnRead', `${why}: the full reader decides`);
+  }
+  t.equal(reply('{"task":{"a":1},"task":{"a":2}}').kind, 'error', 'a member twice is still refused');
+});
+
 t.test('property: every event is a result or the one final error, valid either way', async (t) => {
   holds(
     t,

@@ -85,7 +85,8 @@ function matchTable(routes: readonly CompiledRoute[], segments: readonly string[
   let badSegment = false;
   for (const route of routes) {
     if (route.pieces.length !== segments.length) continue;
-    const pathParams: Record<string, string> = {};
+    // Made once a route has a parameter to hold (most tried routes do not match, and most calls' routes have none).
+    let pathParams: Record<string, string> | undefined;
     let matched = true;
     for (let i = 0; i < segments.length && matched; i++) {
       const piece = route.pieces[i]!;
@@ -105,9 +106,9 @@ function matchTable(routes: readonly CompiledRoute[], segments: readonly string[
         matched = false;
         continue;
       }
-      pathParams[piece.param!] = value;
+      (pathParams ??= {})[piece.param!] = value;
     }
-    if (matched) candidates.push({ route, pathParams });
+    if (matched) candidates.push({ route, pathParams: pathParams ?? {} });
   }
   return { candidates, badSegment };
 }

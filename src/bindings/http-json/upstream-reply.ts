@@ -14,9 +14,10 @@
  *   status: nothing of an HTML page, a text or a stack trace passes.
  */
 import type { Operation } from '../../a2a/operations.js';
-import type { Outcome } from '../../core/outcome.js';
+import { ParsedOnRead, type Outcome } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
 import type { NormalizePolicy } from '../../envelope/normalize.js';
+import { recognizeMessageObject } from '../../envelope/result-envelope.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
 import { remoteErrorOutcome } from './remote-error.js';
 import { describeJsonValue, isPlainObject, readRemoteJson } from './response-json.js';
@@ -57,6 +58,10 @@ export function normalizeRestReply(operation: Operation, reply: RemoteReply, pol
   } catch {
     return ok ? replyError('INVALID_UTF8') : httpError('INVALID_UTF8');
   }
+
+  // The usual success: recognized in one pass without building it (see recognizeMessageObject); its value is
+  // parsed only if a later stage looks inside. A result check needs the value now: the full reader then.
+  if (ok && !isEmpty && policy.checkResult === undefined && recognizeMessageObject(text, policy.maxJsonDepth)) return new ParsedOnRead(text);
 
   // An error body's own members (code, message, details) are checked for repeats too.
   const read = readRemoteJson(text, policy.maxJsonDepth, ok ? 1 : 2);

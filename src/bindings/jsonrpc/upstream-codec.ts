@@ -14,13 +14,13 @@
  * the error code (spec §5.4).
  */
 import type { A2ACall } from '../../core/call.js';
-import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, type ErrorOutcome, type Outcome, type ResultOutcome, type StreamItem } from '../../core/outcome.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, ParsedOnRead, type ErrorOutcome, type Outcome, type ResultOutcome, type StreamItem } from '../../core/outcome.js';
 import type { CodecPolicy, UpstreamCodec } from '../../core/upstream-codec.js';
 import type { Reason } from '../../envelope/codes.js';
 import { normalizeReply, type Normalized } from '../../envelope/normalize.js';
 import { normalizeEvent } from '../../stream/event-normalize.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
-import { describeJsonValue, isPlainObject } from '../http-json/response-json.js';
+import { describeJsonValue } from '../http-json/response-json.js';
 
 /** The id of every request the gateway makes on a caller's behalf (the caller's own id, if any, is the caller codec's). */
 const UPSTREAM_ID = 1;
@@ -30,11 +30,17 @@ function requestBody(call: A2ACall, method: string): string {
   return `{"jsonrpc":"2.0","id":${UPSTREAM_ID},"method":${JSON.stringify(method)},"params":${call.paramsJson}}`;
 }
 
-/** An envelope the normalizer wrote (gateway bytes, parsed safely) → the Outcome it means. */
-export function outcomeOfEnvelope(normalized: Pick<Normalized, 'json' | 'outcome'>, result?: unknown): Outcome {
+/**
+ * An envelope the normalizer wrote (gateway bytes, parsed safely) → the Outcome it means. A success's value is read
+ * from the envelope (`normalized.result`) only when a stage looks inside: a plain success parses it then, and an
+ * HTTP+JSON caller writes the result's text as it is.
+ */
+export function outcomeOfEnvelope(normalized: Normalized): Outcome {
   if (normalized.outcome === 'ok') {
-    const json = normalized.json.startsWith(RESULT_PREFIX) ? normalized.json.slice(RESULT_PREFIX.length, -1) : JSON.stringify(result);
-    return { kind: 'result', json, value: result };
+    // The remote's result text as the normalizer kept it, rather than sliced back out of the envelope it made.
+    if (normalized.resultJson !== undefined) return new EnvelopeResult(normalized.resultJson, normalized);
+    if (normalized.json.startsWith(RESULT_PREFIX)) return new EnvelopeResult(normalized.json.slice(RESULT_PREFIX.length, -1), normalized);
+    return { kind: 'result', json: JSON.stringify(normalized.result), value: normalized.result };
   }
   const envelope = JSON.parse(normalized.json) as { error: { code: number; message: string; data?: unknown } };
   const { code, message, data } = envelope.error;
@@ -55,16 +61,17 @@ export function outcomeOfEnvelope(normalized: Pick<Normalized, 'json' | 'outcome
  * or event, a gRPC message). JSON-RPC callers never come here (their calls to JSON-RPC remotes keep the byte path), so
  * a bare `5` or `[]` result is refused as the HTTP+JSON normalizer refuses it. Empty responses (a delete) mean nothing.
  */
-function notAMessage(call: A2ACall, value: unknown): string | undefined {
+function notAMessage(call: A2ACall, result: ResultOutcome): string | undefined {
   // A 0.3 call is one the version bridge made: its result is translated next (and refused there if it is none); a
-  // 0.3 tasks/pushNotificationConfig/list result is an array.
-  if (call.generation === '0.3' || call.operation.responseType === 'google.protobuf.Empty' || isPlainObject(value)) return undefined;
-  return `"result" is ${describeJsonValue(value)}`;
+  // 0.3 tasks/pushNotificationConfig/list result is an array. The normalizer checked the text: it is JSON, and a
+  // JSON value is an object exactly when it opens with a brace (so the value is not parsed to see it).
+  if (call.generation === '0.3' || call.operation.responseType === 'google.protobuf.Empty' || opensObject(result.json)) return undefined;
+  return `"result" is ${describeJsonValue(result.value)}`;
 }
 
 function checked(call: A2ACall, outcome: Outcome, policy: CodecPolicy, httpStatus: number): Outcome {
   if (outcome.kind !== 'result') return outcome;
-  const shape = notAMessage(call, outcome.value);
+  const shape = notAMessage(call, outcome);
   if (shape !== undefined) return gatewayErrorOutcome('INVALID_RESPONSE_MESSAGE', { remote: policy.remote, httpStatus }, shape);
   if (!policy.checkResult) return outcome;
   const problem = policy.checkResult(call, outcome.value);
@@ -90,8 +97,7 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     return { ok: true, request: { method: 'POST', path: base.pathname + base.search, headers, body: requestBody(call, method) } };
   },
   reply(call, reply, policy) {
-    const normalized = normalizeReply(reply, UPSTREAM_ID, policy);
-    return checked(call, outcomeOfEnvelope(normalized, normalized.result), policy, reply.status);
+    return checked(call, outcomeOfEnvelope(normalizeReply(reply, UPSTREAM_ID, policy)), policy, reply.status);
   },
   isEventStream: (status, contentType) =>
     status >= 200 && status <= 299 && /^\s*text\/event-stream\s*(;|$)/i.test(contentType ?? ''),
@@ -109,7 +115,8 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
       if (!opensObject(json)) {
         return { outcome: gatewayErrorOutcome('INVALID_EVENT', { remote: policy.remote, httpStatus, metadata: { cause: 'INVALID_RESPONSE_MESSAGE', event: index } }), final: true };
       }
-      return { outcome: lazyResult(json), final: false };
+      // Parsed only if a stage looks inside: an HTTP+JSON caller of a JSON-RPC remote writes the text as it is.
+      return { outcome: new ParsedOnRead(json), final: false };
     }
     return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   },
@@ -119,32 +126,19 @@ function opensObject(json: string): boolean {
   return /^[ \t\r\n]*\{/.test(json);
 }
 
-/**
- * A stream event's result whose value is parsed only when a stage looks inside (redaction, the version bridge, a
- * gRPC caller's encoder): an HTTP+JSON caller of a JSON-RPC remote writes the text as it is, so most events are
- * never parsed at all.
- */
-function lazyResult(json: string): ResultOutcome {
-  return new LazyResult(json);
-}
-
-/**
- * A class with the getter on its prototype, not an object literal with a getter per event: V8 puts a literal's own
- * getter in an AccessorPair allocated in old space, which keeps the event's text alive until the next full
- * collection (see PlainSuccess in envelope/normalize.ts).
- */
-class LazyResult implements ResultOutcome {
+/** A unary success's result: its text spliced out of the envelope, its value the envelope's (read on first use). */
+class EnvelopeResult implements ResultOutcome {
   readonly kind = 'result' as const;
-  #parsed = false;
-  #value: unknown = undefined;
+  readonly #envelope: Normalized;
 
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    envelope: Normalized,
+  ) {
+    this.#envelope = envelope;
+  }
 
   get value(): unknown {
-    if (!this.#parsed) {
-      this.#value = JSON.parse(this.json) as unknown;
-      this.#parsed = true;
-    }
-    return this.#value;
+    return this.#envelope.result;
   }
 }
