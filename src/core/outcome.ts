@@ -25,6 +25,12 @@ export interface ResultOutcome {
   readonly json: string;
   /** `json` parsed, for the stages that look inside (card rewrite, validation, redaction, bridge, traces). */
   readonly value: unknown;
+  /**
+   * `json` as its UTF-8 bytes, one character per byte (a latin1 string: its length is its byte count), where the
+   * result is the remote's bytes passed on unchanged: a caller that writes the text as it is writes these, and the
+   * text is never decoded. A stage that changes the result makes a new outcome, without them.
+   */
+  readonly wire?: string;
 }
 
 export interface ErrorOutcome {
@@ -76,6 +82,32 @@ export class ParsedOnRead implements ResultOutcome {
   #value: unknown = undefined;
 
   constructor(readonly json: string) {}
+
+  get value(): unknown {
+    if (!this.#parsed) {
+      this.#value = JSON.parse(this.json) as unknown;
+      this.#parsed = true;
+    }
+    return this.#value;
+  }
+}
+
+/**
+ * A remote's result kept as its bytes (`wire`): the text is decoded, and the value parsed, only when a stage asks
+ * (see ParsedOnRead for when a plain JSON.parse is safe, and why a class).
+ */
+export class BytesResult implements ResultOutcome {
+  readonly kind = 'result' as const;
+  #json: string | undefined = undefined;
+  #parsed = false;
+  #value: unknown = undefined;
+
+  constructor(readonly wire: string) {}
+
+  get json(): string {
+    this.#json ??= Buffer.from(this.wire, 'latin1').toString('utf8');
+    return this.#json;
+  }
 
   get value(): unknown {
     if (!this.#parsed) {

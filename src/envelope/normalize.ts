@@ -80,6 +80,8 @@ export interface Normalized {
    * (policy `keepBytes`); anything that makes a new envelope from one makes it without `wire`.
    */
   readonly wire?: string;
+  /** The result's part of `wire` (its bytes as the remote sent them), where there is a `wire`. */
+  readonly resultWire?: string;
 }
 
 export interface UpstreamReply {
@@ -196,10 +198,14 @@ class WireSuccess implements Normalized {
     return this.#json;
   }
 
+  get resultWire(): string {
+    return this.wire.slice(this.#resultStart, -1);
+  }
+
   get result(): unknown {
     if (!this.#parsed) {
       // As PlainSuccess: the recognizer refused `__proto__` and `constructor` member names.
-      const resultBytes = Buffer.from(this.wire.slice(this.#resultStart, -1), 'latin1');
+      const resultBytes = Buffer.from(this.resultWire, 'latin1');
       this.#value = JSON.parse(resultBytes.toString('utf8')) as unknown;
       this.#parsed = true;
     }

@@ -54,9 +54,16 @@ export class DirectReply {
    * What Fastify writes for `reply.code(status).headers(headers).send(body)` with a string body (or none): the names
    * lower-cased in their order, a later value of a name replacing an earlier one in its place; a JSON content type
    * without a charset given `; charset=utf-8`; then content-length (none for 204 and 304 without a body).
-   * (call-front.test.ts compares the bytes with Fastify's.) `byteLength`: the body's, when the caller has it already.
+   * (call-front.test.ts compares the bytes with Fastify's.) `byteLength`: the body's, when the caller has it already;
+   * `encoding` latin1: `body` is bytes, one character each (a result's `wire`).
    */
-  sendAsFastify(status: number, headers: Readonly<Record<string, string>>, body: string | undefined, byteLength = body === undefined ? 0 : Buffer.byteLength(body)): void {
+  sendAsFastify(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    body: string | undefined,
+    byteLength = body === undefined ? 0 : Buffer.byteLength(body),
+    encoding: 'utf8' | 'latin1' = 'utf8',
+  ): void {
     const list: string[] = [];
     for (const name of Object.keys(headers)) putHeader(list, name.toLowerCase(), headers[name]!);
     if (body !== undefined) {
@@ -65,7 +72,8 @@ export class DirectReply {
       putHeader(list, 'content-length', String(byteLength));
     } else if (status !== 204 && status !== 304) putHeader(list, 'content-length', '0');
     this.raw.writeHead(status, list);
-    this.raw.end(body);
+    if (body === undefined) this.raw.end();
+    else this.raw.end(body, encoding);
   }
 }
 

@@ -192,15 +192,20 @@ function outcomeLabel(outcome: Outcome): string {
 }
 
 function send(ctx: GatewayContext, reply: CallReply, rest: RestReply, log: CallLog, started: number, extraHeaders: Record<string, string> = {}): void {
-  const bytes = rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
+  const bytes = rest.wire !== undefined ? rest.wire.length : rest.body === undefined ? 0 : Buffer.byteLength(rest.body);
   log.bytesOut = bytes;
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
   const closing: Record<string, string> = ctx.drainEnd.aborted ? { connection: 'close' } : {};
   const headers = { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id };
   if (reply instanceof DirectReply) {
-    if (!reply.raw.headersSent) reply.sendAsFastify(rest.status, headers, rest.body, bytes);
+    if (reply.raw.headersSent) return;
+    if (rest.wire !== undefined) reply.sendAsFastify(rest.status, headers, rest.wire, bytes, 'latin1');
+    else reply.sendAsFastify(rest.status, headers, rest.body, bytes);
     return;
   }
-  void reply.code(rest.status).headers(headers).send(rest.body);
+  void reply
+    .code(rest.status)
+    .headers(headers)
+    .send(rest.wire !== undefined ? Buffer.from(rest.wire, 'latin1').toString('utf8') : rest.body);
 }

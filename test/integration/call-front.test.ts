@@ -58,7 +58,7 @@ const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
     }
     const reply = call.params?.error
       ? { jsonrpc: '2.0', id, error: { code: -32001, message: 'Task not found' } }
-      : call.params?.unicode
+      : call.params?.unicode || body.toString('utf8').includes('past-ascii')
         ? { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed', note: UNICODE_NOTE } } }
         : { jsonrpc: '2.0', id, result: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'completed' } } };
     res.writeHead(200, { 'content-type': 'application/json', 'a2a-version': '0.3', 'a2a-extensions': 'https://example.com/ext/v1', 'x-dropped': 'never seen' });
@@ -159,6 +159,10 @@ function sized(bytes: number): string {
 }
 
 const restSend = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+/** A message the remote answers with UNICODE_NOTE in its result. */
+const restSendPastAscii = JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'past-ascii' }] } });
+/** The UTF-8 bytes of UNICODE_NOTE as the exchange reads them (one character per byte), as a pattern. */
+const NOTE_BYTES = Buffer.from(UNICODE_NOTE).toString('latin1').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const rpcBody = (method: string, id: unknown = 1, params: unknown = { id: 'task-1' }) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 /** Sends `request` to both gateways; the two replies and how many of them Fastify's route handler ran for. */
@@ -200,6 +204,8 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
     ['HTTP+JSON message:send to a JSON-RPC remote', post('/remotes/a/message:send', restSend, { 'a2a-version': '1.0' })],
     ['HTTP+JSON 0.3 path: refused as the binding version it is', post('/remotes/a/v1/message:send', restSend)],
     ['HTTP+JSON message:send to an HTTP+JSON remote (its reply is no A2A answer)', post('/remotes/rest/message:send', restSend, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON message:send to a JSON-RPC remote, text past ASCII', post('/remotes/a/message:send', restSendPastAscii, { 'a2a-version': '1.0' })],
+    ['HTTP+JSON message:send to an HTTP+JSON remote, text past ASCII', post('/remotes/rest/message:send', restSendPastAscii, { 'a2a-version': '1.0' })],
     ['HTTP+JSON cancel', post('/remotes/a/tasks/task-1:cancel', '{}', { 'a2a-version': '1.0' })],
     ['HTTP+JSON stream (SSE relayed)', post('/remotes/a/message:stream', restSend, { 'a2a-version': '1.0' })],
     ['HTTP+JSON push config without server.push', post('/remotes/a/tasks/task-1/pushNotificationConfigs', JSON.stringify({ url: 'https://hooks.example/x' }), { 'a2a-version': '1.0' })],
@@ -215,6 +221,9 @@ t.test('calls the front serves: the same bytes as through Fastify, and Fastify n
       `^HTTP/1\\.1 200 [^]*\\r\\n\\r\\n\\{"jsonrpc":"2\\.0","id":"${Buffer.from('ïd-€').toString('latin1')}","result":\\{[^]*"note":"${Buffer.from(UNICODE_NOTE).toString('latin1').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\}\\}\\}$`,
     ),
     'HTTP+JSON message:send to a JSON-RPC remote': /^HTTP\/1\.1 200 [^]*\r\ncontent-type: application\/a2a\+json; charset=utf-8\r\n[^]*\r\n\r\n\{"kind":"task","id":"task-1"/,
+    // The result's bytes as the remote sent them, the Content-Length theirs (the exchange ends there: complete()).
+    'HTTP+JSON message:send to a JSON-RPC remote, text past ASCII': new RegExp(`^HTTP/1\\.1 200 [^]*\\r\\n\\r\\n\\{"kind":"task"[^]*"note":"${NOTE_BYTES}"\\}\\}$`),
+    'HTTP+JSON message:send to an HTTP+JSON remote, text past ASCII': new RegExp(`^HTTP/1\\.1 200 [^]*\\r\\n\\r\\n\\{"jsonrpc":"2\\.0"[^]*"note":"${NOTE_BYTES}"\\}\\}\\}$`),
     'HTTP+JSON 0.3 path: refused as the binding version it is': /^HTTP\/1\.1 400 [^]*UNSUPPORTED_BINDING_VERSION/,
     'HTTP+JSON cancel': /^HTTP\/1\.1 200 [^]*"id":"task-1"/,
     'HTTP+JSON stream (SSE relayed)': /^HTTP\/1\.1 200 [^]*\r\ncontent-type: text\/event-stream\r\n[^]*data: \{[^]*"state":"completed"/,

@@ -115,6 +115,7 @@ function sameWithoutRecognizer(op: Operation, status: number, body: Buffer, poli
   if (recognized.kind === 'error' && full.kind === 'error' && recognized.reason !== full.reason) problems.push(`${recognized.reason}, full reader ${full.reason}`);
   if (recognized.kind === 'result' && full.kind === 'result') {
     if (recognized.json !== full.json) problems.push('json differs');
+    if (recognized.wire !== undefined && recognized.wire !== Buffer.from(full.json).toString('latin1')) problems.push('wire is not the json\'s UTF-8 bytes');
     if (JSON.stringify(recognized.value) !== JSON.stringify(full.value)) problems.push('value differs');
   }
   if (problems.length > 0) throw new Error(`${problems.join('; ')}\n${body.toString('utf8').slice(0, 400)}`);
@@ -143,8 +144,14 @@ t.test('the recognizer takes the usual success, and leaves the unusual to the fu
   const policy: RestNormalizePolicy = { remote: 'r', maxErrorMessageBytes: 64, maxJsonDepth: 8, keepRemoteErrorData: false };
   const op = OPERATIONS.SendMessage;
   const reply = (text: string) => normalizeRestReply(op, { status: 200, body: Buffer.from(text) }, policy);
-  const usual = reply('{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"},"note":"café — 😀"}}');
-  t.equal(usual.constructor.name, 'ParsedOnRead', 'recognized: parsed only on read');
+  const usualText = '{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"},"note":"café — 😀"}}';
+  const usual = reply(` ${usualText}\r\n`);
+  t.equal(usual.constructor.name, 'BytesResult', 'recognized: kept as bytes, parsed only on read');
+  t.equal(usual.kind === 'result' && usual.wire, Buffer.from(usualText).toString('latin1'), 'its bytes without the whitespace around');
+  t.equal(usual.kind === 'result' && usual.json, usualText);
+  const withBom = reply(`\ufeff${usualText}`);
+  t.equal(withBom.constructor.name, 'ParsedOnRead', 'a byte-order mark: decoded (dropping it), then recognized on the text');
+  t.equal(withBom.kind === 'result' && withBom.json, usualText);
   t.same(usual.kind === 'result' && usual.value, { task: { id: 't1', status: { state: 'TASK_STATE_COMPLETED' }, note: 'café — 😀' } });
   for (const [text, why] of [
     ['{"task":{},"task":{}}', 'a member twice'],
@@ -157,7 +164,7 @@ t.test('the recognizer takes the usual success, and leaves the unusual to the fu
     ['[1]', 'not an object'],
   ] as const) {
     const out = reply(text);
-    t.not(out.constructor.name, 'ParsedOnRead', `${why}: the full reader decides`);
+    t.notOk(['ParsedOnRead', 'BytesResult'].includes(out.constructor.name), `${why}: the full reader decides`);
   }
   t.equal(reply('{"task":{"a":1},"task":{"a":2}}').kind, 'error', 'a member twice is still refused');
 });

@@ -30,8 +30,10 @@ export interface RestReply {
   readonly status: number;
   /** Lower-case names; `content-type` whenever there is a body. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Undefined for 204. */
+  /** Undefined for 204, and where `wire` carries the body. */
   readonly body?: string;
+  /** The body as bytes, one character per byte (a result's `wire`): written as they are, with the latin1 encoding. */
+  readonly wire?: string;
 }
 
 export function encodeRestReply(operation: Operation, outcome: Outcome, generation: ProtocolGeneration = '1.0'): RestReply {
@@ -41,7 +43,8 @@ export function encodeRestReply(operation: Operation, outcome: Outcome, generati
   if (operation.streaming) return { status: 200, headers: { ...SSE_HEADERS }, body: encodeRestStreamItem({ outcome, final: false }) };
   const status = operation.rest.successStatus;
   if (status === 204) return { status, headers: {} };
-  return { status, headers: { 'content-type': A2A_JSON }, body: outcome.json };
+  // The remote's bytes where the result was kept as bytes: its text is then never decoded.
+  return outcome.wire !== undefined ? { status, headers: { 'content-type': A2A_JSON }, wire: outcome.wire } : { status, headers: { 'content-type': A2A_JSON }, body: outcome.json };
 }
 
 export function encodeRestError(error: ErrorOutcome, generation: ProtocolGeneration = '1.0'): RestReply {

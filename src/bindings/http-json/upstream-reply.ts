@@ -13,8 +13,9 @@
  *   reads (remote-error.ts), else `UPSTREAM_HTTP_ERROR` naming only the
  *   status: nothing of an HTML page, a text or a stack trace passes.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Operation } from '../../a2a/operations.js';
-import { ParsedOnRead, type Outcome } from '../../core/outcome.js';
+import { BytesResult, ParsedOnRead, type Outcome } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
 import type { NormalizePolicy } from '../../envelope/normalize.js';
 import { recognizeMessageObject } from '../../envelope/result-envelope.js';
@@ -52,6 +53,10 @@ export function normalizeRestReply(operation: Operation, reply: RemoteReply, pol
     return isEmpty ? result(EMPTY_RESULT, {}) : replyError('EMPTY_RESPONSE', reply.status === 204 ? 'HTTP 204' : undefined);
   }
   if (!looksLikeJson(reply.body[first]!)) return ok ? replyError('NON_JSON_RESPONSE') : httpError();
+  if (ok && !isEmpty && policy.checkResult === undefined) {
+    const kept = messageBytes(reply.body, first, policy.maxJsonDepth);
+    if (kept) return kept;
+  }
   let text: string;
   try {
     text = strictUtf8.decode(reply.body).trim();
@@ -79,6 +84,24 @@ export function normalizeRestReply(operation: Operation, reply: RemoteReply, pol
   const problem = policy.checkResult?.(operation, value);
   if (problem !== undefined) return replyError('INVALID_RESULT', problem);
   return result(text, value);
+}
+
+/**
+ * The usual success kept as its bytes: valid UTF-8 (what the decoder requires; no byte-order mark, which the decoder
+ * drops), recognized on its latin1 view, one character per byte (UTF-8 puts every character past ASCII in bytes
+ * 0x80-0xFF, so the JSON grammar reads the same on the view), without the JSON whitespace around it (the text path
+ * trims it). Undefined: the text path decides, exactly as before.
+ */
+function messageBytes(body: Buffer, first: number, maxJsonDepth: number): Outcome | undefined {
+  if (body[0] === UTF8_BOM[0] || !isUtf8(body)) return undefined;
+  let end = body.length;
+  while (end > first && isJsonSpace(body[end - 1]!)) end--;
+  const view = body.toString('latin1', first, end);
+  return recognizeMessageObject(view, maxJsonDepth) ? new BytesResult(view) : undefined;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 function result(json: string, value: unknown): Outcome {

@@ -14,7 +14,7 @@
  * the error code (spec §5.4).
  */
 import type { A2ACall } from '../../core/call.js';
-import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, ParsedOnRead, type ErrorOutcome, type Outcome, type ResultOutcome, type StreamItem } from '../../core/outcome.js';
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE, GATEWAY_ERROR_DOMAIN, type ErrorDetail, BytesResult, ParsedOnRead, type ErrorOutcome, type Outcome, type ResultOutcome, type StreamItem } from '../../core/outcome.js';
 import type { CodecPolicy, UpstreamCodec } from '../../core/upstream-codec.js';
 import type { Reason } from '../../envelope/codes.js';
 import { normalizeReply, type Normalized } from '../../envelope/normalize.js';
@@ -37,6 +37,9 @@ function requestBody(call: A2ACall, method: string): string {
  */
 export function outcomeOfEnvelope(normalized: Normalized): Outcome {
   if (normalized.outcome === 'ok') {
+    // Kept as bytes (the policy's keepBytes): passed on as bytes, decoded only if a stage reads the text.
+    const resultWire = normalized.resultWire;
+    if (resultWire !== undefined) return new BytesResult(resultWire);
     // The remote's result text as the normalizer kept it, rather than sliced back out of the envelope it made.
     if (normalized.resultJson !== undefined) return new EnvelopeResult(normalized.resultJson, normalized);
     if (normalized.json.startsWith(RESULT_PREFIX)) return new EnvelopeResult(normalized.json.slice(RESULT_PREFIX.length, -1), normalized);
@@ -65,7 +68,7 @@ function notAMessage(call: A2ACall, result: ResultOutcome): string | undefined {
   // A 0.3 call is one the version bridge made: its result is translated next (and refused there if it is none); a
   // 0.3 tasks/pushNotificationConfig/list result is an array. The normalizer checked the text: it is JSON, and a
   // JSON value is an object exactly when it opens with a brace (so the value is not parsed to see it).
-  if (call.generation === '0.3' || call.operation.responseType === 'google.protobuf.Empty' || opensObject(result.json)) return undefined;
+  if (call.generation === '0.3' || call.operation.responseType === 'google.protobuf.Empty' || opensObject(result.wire ?? result.json)) return undefined;
   return `"result" is ${describeJsonValue(result.value)}`;
 }
 
@@ -97,7 +100,7 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     return { ok: true, request: { method: 'POST', path: base.pathname + base.search, headers, body: requestBody(call, method) } };
   },
   reply(call, reply, policy) {
-    return checked(call, outcomeOfEnvelope(normalizeReply(reply, UPSTREAM_ID, policy)), policy, reply.status);
+    return checked(call, outcomeOfEnvelope(normalizeReply(reply, UPSTREAM_ID, keepingBytes(policy))), policy, reply.status);
   },
   isEventStream: (status, contentType) =>
     status >= 200 && status <= 299 && /^\s*text\/event-stream\s*(;|$)/i.test(contentType ?? ''),
@@ -121,6 +124,20 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   },
 };
+
+/**
+ * The codec's policy with keepBytes: the result goes on as the remote's bytes (an HTTP+JSON caller writes them as
+ * they are; any other stage decodes them on use). One per policy object, not one per call.
+ */
+const bytesPolicies = new WeakMap<CodecPolicy, CodecPolicy>();
+function keepingBytes(policy: CodecPolicy): CodecPolicy {
+  let kept = bytesPolicies.get(policy);
+  if (kept === undefined) {
+    kept = { ...policy, keepBytes: true };
+    bytesPolicies.set(policy, kept);
+  }
+  return kept;
+}
 
 function opensObject(json: string): boolean {
   return /^[ \t\r\n]*\{/.test(json);
