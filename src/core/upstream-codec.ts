@@ -16,8 +16,11 @@ export interface UpstreamHttpRequest {
   readonly method: HttpVerb;
   /** Path and query on the remote's origin. */
   readonly path: string;
-  /** Lower-case names: what the binding itself needs (content-type, accept, A2A service parameters, forwarded caller headers). */
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Lower-case names: what the binding itself needs (content-type, accept, A2A service parameters, forwarded caller
+   * headers). Made fresh for each call: the runner completes it in place (credentials, request id, framing).
+   */
+  readonly headers: Record<string, string>;
   readonly body?: string | Buffer | undefined;
 }
 

@@ -97,7 +97,8 @@ export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
 
 /** The headers every upstream request carries on top of the codec's. */
 export function upstreamHeadersOf(env: RunnerEnv, target: RunTarget, request: UpstreamHttpRequest, streaming: boolean): Record<string, string> {
-  const headers: Record<string, string> = { ...request.headers };
+  // The codec made it for this call: completed in place, not copied.
+  const headers = request.headers;
   // Configured credentials win over anything a caller sent.
   const credentials = target.runtime.credentials?.headers();
   if (credentials) Object.assign(headers, credentials);

@@ -12,15 +12,17 @@ export function upstreamHeaders(
   runtime: RemoteRuntime,
   streaming: boolean,
 ): Record<string, string> {
-  return {
-    ...buildUpstreamHeaders(request.headers, { forwardHeaders: remote.forwardHeaders }),
-    // Configured credentials win over anything a caller sent.
-    ...runtime.credentials?.headers(),
-    'x-request-id': request.id,
-    'content-type': 'application/json',
-    accept: streaming ? 'text/event-stream' : 'application/json',
-    // Streams are relayed as they arrive, so they are asked for uncompressed.
-    'accept-encoding': streaming ? 'identity' : 'gzip, deflate, br',
-    'user-agent': ctx.userAgent,
-  };
+  // Completed in place: the forwarded headers are a fresh object of this call's, and the names keep the order (and a
+  // later value replaces an earlier one in its place) that one object literal spreading it would give, without copying.
+  const headers = buildUpstreamHeaders(request.headers, { forwardHeaders: remote.forwardHeaders });
+  // Configured credentials win over anything a caller sent.
+  const credentials = runtime.credentials?.headers();
+  if (credentials) Object.assign(headers, credentials);
+  headers['x-request-id'] = request.id;
+  headers['content-type'] = 'application/json';
+  headers.accept = streaming ? 'text/event-stream' : 'application/json';
+  // Streams are relayed as they arrive, so they are asked for uncompressed.
+  headers['accept-encoding'] = streaming ? 'identity' : 'gzip, deflate, br';
+  headers['user-agent'] = ctx.userAgent;
+  return headers;
 }

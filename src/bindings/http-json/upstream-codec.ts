@@ -10,9 +10,17 @@ import { normalizeRestReply, type RestNormalizePolicy } from './upstream-reply.j
 import type { CodecPolicy } from '../../core/upstream-codec.js';
 import type { A2ACall } from '../../core/call.js';
 
+/** Without a result check (the default) one per codec policy, not one per call; with one, bound to the call. */
+const uncheckedPolicies = new WeakMap<CodecPolicy, RestNormalizePolicy>();
+
 function restPolicy(call: A2ACall, policy: CodecPolicy): RestNormalizePolicy {
+  let unchecked = uncheckedPolicies.get(policy);
+  if (unchecked !== undefined) return unchecked;
   const { checkResult: check, ...rest } = policy;
-  return check === undefined ? rest : { ...rest, checkResult: (_operation, result) => check(call, result) };
+  if (check !== undefined) return { ...rest, checkResult: (_operation, result) => check(call, result) };
+  unchecked = rest;
+  uncheckedPolicies.set(policy, unchecked);
+  return unchecked;
 }
 
 export const httpJsonUpstreamCodec: UpstreamCodec = {
