@@ -88,11 +88,11 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     if (method === undefined) {
       return { ok: false, error: gatewayErrorOutcome('UNSUPPORTED_BINDING_VERSION', { remote: call.remote }, `A2A ${call.generation} JSON-RPC has no ${call.operation.name}`) };
     }
-    const headers: Record<string, string> = {
-      ...call.service.forwarded,
-      'content-type': 'application/json',
-      accept: call.operation.streaming ? 'text/event-stream' : 'application/json',
-    };
+    // Object.assign, not an object spread: the spread made each call promote more to old space (see the same copy in
+    // bindings/http-json/upstream-request.ts). Same names, order and override.
+    const headers: Record<string, string> = Object.assign({}, call.service.forwarded);
+    headers['content-type'] = 'application/json';
+    headers.accept = call.operation.streaming ? 'text/event-stream' : 'application/json';
     // A 1.0 method name means nothing to a server that reads a missing version as 0.3 (spec §3.6.2).
     const version = call.service.a2aVersion ?? (call.generation === '1.0' ? '1.0' : undefined);
     if (version !== undefined) headers['a2a-version'] = version;
