@@ -203,7 +203,7 @@ export async function runUnary(env: RunnerEnv, target: RunTarget, call: A2ACall,
     };
     const res =
       call.operation.readOnly && remote.retries.attempts > 1
-        ? await withRetries(attempt, { ...remote.retries, deadline: deadlineAt, signal: abort.signal, isRetryable: (err) => RETRYABLE.has(classifyTransportError(err)) })
+        ? await withRetries(attempt, Object.assign({}, remote.retries, { deadline: deadlineAt, signal: abort.signal, isRetryable: (err: unknown) => RETRYABLE.has(classifyTransportError(err)) }))
         : await attempt();
     abort.stopHeaders();
     recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);

@@ -95,7 +95,11 @@ export function envelopeHeaders(extra: Readonly<Record<string, string>>, closing
     break;
   }
   if (!any && !closing) return ['cache-control', 'no-store', 'x-request-id', requestId, 'content-type', JSON_TYPE, 'content-length', String(length)];
-  const merged: Record<string, string> = { ...extra, ...(closing ? { connection: 'close' } : {}), 'cache-control': 'no-store', 'x-request-id': requestId };
+  // Merged with Object.assign: an object literal with members after a spread makes a hidden class per call.
+  const merged: Record<string, string> = Object.assign({}, extra);
+  if (closing) merged.connection = 'close';
+  merged['cache-control'] = 'no-store';
+  merged['x-request-id'] = requestId;
   const out: string[] = [];
   for (const name of Object.keys(merged)) putHeader(out, name.toLowerCase(), merged[name]!);
   putHeader(out, 'content-type', JSON_TYPE);

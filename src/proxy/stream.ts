@@ -130,7 +130,7 @@ function sendErrorEvent(ctx: GatewayContext, reply: CallReply, normalized: Norma
   const text = `data: ${oneLine(normalized.json)}\n\n`;
   log.outcome = normalized.outcome;
   log.events = 1;
-  if (openEventStream(reply.raw, { ...headers, 'x-request-id': reply.request.id })) {
+  if (openEventStream(reply.raw, Object.assign({}, headers, { 'x-request-id': reply.request.id }))) {
     log.bytesOut = writeText(reply.raw, text).bytes;
     reply.raw.end();
   }
@@ -167,7 +167,7 @@ async function relay(
       remote,
       caller,
       out: reply.raw,
-      headers: { ...responseHeaders, 'x-request-id': reply.request.id },
+      headers: Object.assign({}, responseHeaders, { 'x-request-id': reply.request.id }),
       shutdown: ctx.shutdown,
       checkResult,
       ...(translate ? { translateResult: translate } : {}),

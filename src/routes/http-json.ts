@@ -161,7 +161,8 @@ export async function handleRestCall(request: CallRequest, reply: CallReply, opt
   const bridged = bridgedCall(ctx, request, pushed.call, {
     remote,
     runtime,
-    ...upstream.target,
+    codec: upstream.target.codec,
+    base: upstream.target.base,
     rewriteResult: call.operation.returnsCard ? extendedCardOutcomeRewrite(ctx, mount, request, remote) : pushOutcomeRewrite(ctx.push, call),
   }, log);
   if (!bridged.ok) return refuse(bridged.error);
@@ -196,8 +197,11 @@ function send(ctx: GatewayContext, reply: CallReply, rest: RestReply, log: CallL
   log.bytesOut = bytes;
   finishCall(ctx, reply, log, started);
   if (reply.raw.destroyed) return;
-  const closing: Record<string, string> = ctx.drainEnd.aborted ? { connection: 'close' } : {};
-  const headers = { ...extraHeaders, ...rest.headers, ...closing, 'cache-control': 'no-store', 'x-request-id': reply.request.id };
+  // Merged with Object.assign: an object literal with members after a spread makes a hidden class per call.
+  const headers: Record<string, string> = Object.assign({}, extraHeaders, rest.headers);
+  if (ctx.drainEnd.aborted) headers.connection = 'close';
+  headers['cache-control'] = 'no-store';
+  headers['x-request-id'] = reply.request.id;
   if (reply instanceof DirectReply) {
     if (reply.raw.headersSent) return;
     if (rest.wire !== undefined) reply.sendAsFastify(rest.status, headers, rest.wire, bytes, 'latin1');

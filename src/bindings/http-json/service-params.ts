@@ -57,12 +57,10 @@ export function serviceParamsOf(
     if (items.length > 0) extensions = items.join(', ');
   }
 
-  return {
-    ok: true,
-    service: {
-      ...(version === undefined || version === '' ? {} : { a2aVersion: version }),
-      ...(extensions === undefined ? {} : { extensions }),
-      forwarded,
-    },
-  };
+  // Built member by member: an object literal with a member after a spread of a non-empty object makes a new hidden
+  // class for every object in V8 (test/unit/stable-shapes.test.ts).
+  const service: { a2aVersion?: string; extensions?: string; forwarded: Readonly<Record<string, string>> } = { forwarded };
+  if (version !== undefined && version !== '') service.a2aVersion = version;
+  if (extensions !== undefined) service.extensions = extensions;
+  return { ok: true, service };
 }
