@@ -98,7 +98,7 @@ type ReadBack = typeof outcomeOfEnvelope;
 function envelopeProperty(readBack: ReadBack) {
   return fc.property(statusArb, jsonRpcReplyArb, policyArb, (status, body, policy) => {
     const normalized = normalizeReply({ status, body }, UPSTREAM_ID, policy);
-    const out = readBack(normalized, normalized.result);
+    const out = readBack(normalized);
     const problems: string[] = [];
     if ((out.kind === 'result') !== (normalized.outcome === 'ok')) problems.push(`kind ${out.kind} for ${normalized.outcome}`);
     // JSON-RPC: the caller codec writes the envelope the normalizer wrote (same meaning; same bytes for a result).
@@ -209,20 +209,20 @@ t.test('property: the HTTP+JSON upstream codec passes no byte of a non-JSON body
 t.test('the properties can fail: broken implementations are caught', async (t) => {
   const check = <Ts extends [unknown, ...unknown[]]>(property: fc.IProperty<Ts>) => fc.check(property, { numRuns: 300, seed: 7 });
   // A read-back that drops the remote's kept details (their meaning is lost for the caller).
-  const dropsDetails: ReadBack = (n, r) => {
-    const out = outcomeOfEnvelope(n, r);
+  const dropsDetails: ReadBack = (n) => {
+    const out = outcomeOfEnvelope(n);
     return out.kind === 'error' ? { ...out, details: [] } : out;
   };
   t.ok(check(envelopeProperty(dropsDetails)).failed, 'outcomeOfEnvelope without details');
   // A read-back that forgets which reason the gateway gave.
-  const loseReason: ReadBack = (n, r) => {
-    const out = outcomeOfEnvelope(n, r);
+  const loseReason: ReadBack = (n) => {
+    const out = outcomeOfEnvelope(n);
     return out.kind === 'error' ? { ...out, reason: 'REMOTE_ERROR' } : out;
   };
   t.ok(check(envelopeProperty(loseReason)).failed, 'outcomeOfEnvelope with the wrong reason');
   // A read-back that keeps the A2A reason but not the remote's A2A metadata.
-  const dropsA2aMetadata: ReadBack = (n, r) => {
-    const out = outcomeOfEnvelope(n, r);
+  const dropsA2aMetadata: ReadBack = (n) => {
+    const out = outcomeOfEnvelope(n);
     return out.kind === 'error' && out.a2a ? { ...out, a2a: { reason: out.a2a.reason, metadata: {} } } : out;
   };
   t.ok(check(envelopeProperty(dropsA2aMetadata)).failed, 'outcomeOfEnvelope without the A2A metadata');
