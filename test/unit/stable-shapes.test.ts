@@ -1,8 +1,8 @@
 /**
  * Objects the call path builds for every call keep one hidden class (V8 map) from call to call.
  *
- * Why: in the V8 of Node 20 an object literal with any member after a spread of a non-empty object
- * (`{ ...a, b: 1 }`, `{ ...a, ...b }`) gets a new map for every object it makes. Maps live in old space, so each
+ * Why: in the V8 of Node 20 an object literal that starts with a spread of a non-empty object and has any member after
+ * it (`{ ...a, b: 1 }`, `{ ...a, ...b }`) gets a new map for every object it makes (`{ b: 1, ...a }` does not). Maps live in old space, so each
  * call paid for creating one (about 1 µs of an HTTP+JSON call went to it in serviceParamsOf) and kept the call's
  * objects from being collected young. The builders below assemble such objects member by member or with
  * Object.assign instead; this test sees the maps themselves (V8's %HaveSameMap), so it fails if a spread comes back.
@@ -29,9 +29,11 @@ function mapChanges(n: number, make: (i: number) => object): number {
   return changes;
 }
 
-t.test('the probe sees what it is for: a member after a spread makes a map per object', async (t) => {
+t.test('the probe sees what it is for: a leading spread with a member after it makes a map per object', async (t) => {
   const source = () => ({ a: 1, b: 2 });
   t.ok(mapChanges(200, () => ({ ...source(), c: 3 })) > 100, 'a spread then a member: new maps');
+  t.ok(mapChanges(200, () => ({ ...source(), ...{ c: 3 } })) > 100, 'a spread then a spread: new maps');
+  t.equal(mapChanges(200, () => ({ c: 3, ...source() })), 0, 'a member first: one map');
   t.equal(mapChanges(200, () => Object.assign({}, source(), { c: 3 })), 0, 'Object.assign: one map');
 });
 

@@ -104,16 +104,17 @@ export function parseRestCall(req: RestCallerRequest, callerInfo: RestCallerCont
   if (!check.ok) return refuse('INVALID_PARAMS', check.problem, { metadata: { field: check.field } });
 
   const tenant = match.tenant ?? (typeof merged.params.tenant === 'string' && merged.params.tenant !== '' ? merged.params.tenant : undefined);
-  // The tenant set after the literal, not spread into it (a member after a spread makes a hidden class per call).
-  const call: { -readonly [K in keyof A2ACall]: A2ACall[K] } = {
-    remote: callerInfo.remote,
-    operation,
-    generation,
-    paramsJson: merged.json,
-    params: merged.params,
-    service: service.service,
-    caller: { binding: 'http+json', requestId: callerInfo.requestId },
+  return {
+    ok: true,
+    call: {
+      remote: callerInfo.remote,
+      operation,
+      generation,
+      paramsJson: merged.json,
+      params: merged.params,
+      ...(tenant === undefined ? {} : { tenant }),
+      service: service.service,
+      caller: { binding: 'http+json', requestId: callerInfo.requestId },
+    },
   };
-  if (tenant !== undefined) call.tenant = tenant;
-  return { ok: true, call };
 }

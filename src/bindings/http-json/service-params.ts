@@ -57,8 +57,8 @@ export function serviceParamsOf(
     if (items.length > 0) extensions = items.join(', ');
   }
 
-  // Built member by member: an object literal with a member after a spread of a non-empty object makes a new hidden
-  // class for every object in V8 (test/unit/stable-shapes.test.ts).
+  // Built member by member: an object literal that starts with a spread of a non-empty object and has members after
+  // it makes a new hidden class for every object in V8 (test/unit/stable-shapes.test.ts).
   const service: { a2aVersion?: string; extensions?: string; forwarded: Readonly<Record<string, string>> } = { forwarded };
   if (version !== undefined && version !== '') service.a2aVersion = version;
   if (extensions !== undefined) service.extensions = extensions;

@@ -47,19 +47,20 @@ export function jsonRpcCallOf(request: CallerRequest, callerInfo: JsonRpcCallerC
   const service = serviceParamsOf(callerInfo.headers, [], callerInfo.forwarded);
   if (!service.ok) return refuse(service.reason, service.detail);
   const tenant = typeof record.tenant === 'string' && record.tenant !== '' ? record.tenant : undefined;
-  // The tenant set after the literal, not spread into it (a member after a spread makes a hidden class per call).
-  const call: { -readonly [K in keyof A2ACall]: A2ACall[K] } = {
-    remote: callerInfo.remote,
-    operation,
-    generation,
-    paramsJson: JSON.stringify(record),
-    params: record,
-    service: service.service,
-    caller: { binding: 'jsonrpc', jsonRpcId: request.id, requestId: callerInfo.requestId },
-    rawJsonRpcBody: request.raw,
+  return {
+    ok: true,
+    call: {
+      remote: callerInfo.remote,
+      operation,
+      generation,
+      paramsJson: JSON.stringify(record),
+      params: record,
+      ...(tenant === undefined ? {} : { tenant }),
+      service: service.service,
+      caller: { binding: 'jsonrpc', jsonRpcId: request.id, requestId: callerInfo.requestId },
+      rawJsonRpcBody: request.raw,
+    },
   };
-  if (tenant !== undefined) call.tenant = tenant;
-  return { ok: true, call };
 }
 
 /** An Outcome as the JSON-RPC envelope for the caller's id. */
