@@ -204,7 +204,8 @@ export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {
     };
     const unwrap = (err: unknown) => unwrapRetryable(err, call.remote);
     if (!call.operation.readOnly || retries.attempts <= 1) return attempt().catch(unwrap);
-    return withRetries(attempt, { ...retries, deadline: Date.now() + timeouts.totalMs, signal, isRetryable: (err) => err instanceof RetryableReply }).catch(unwrap);
+    // Object.assign: a literal starting with a spread makes a hidden class per call (test/unit/stable-shapes.test.ts).
+    return withRetries(attempt, Object.assign({}, retries, { deadline: Date.now() + timeouts.totalMs, signal, isRetryable: (err: unknown) => err instanceof RetryableReply })).catch(unwrap);
   }
 
   /** The transcoder, when `call`'s remote is reached over another binding; undefined = this handler's gRPC client. */

@@ -78,7 +78,7 @@ export function sendEnvelope(
   }
   void reply
     .code(status)
-    .headers({ ...extraHeaders, ...(closing ? { connection: 'close' } : {}), 'cache-control': 'no-store', 'x-request-id': reply.request.id })
+    .headers(Object.assign({}, extraHeaders, closing ? { connection: 'close' } : {}, { 'cache-control': 'no-store', 'x-request-id': reply.request.id }))
     .type(JSON_TYPE)
     .send(normalized.json);
 }

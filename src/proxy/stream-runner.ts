@@ -112,7 +112,7 @@ export async function runStream(env: RunnerEnv, target: RunTarget, call: A2ACall
           callerId: null,
           remote,
           out,
-          headers: { ...responseHeaders, ...caller.headers },
+          headers: Object.assign({}, responseHeaders, caller.headers),
           shutdown: ctx.shutdown,
           onInternalError: env.onInternalError,
           abortUpstream: () => body.destroy(),

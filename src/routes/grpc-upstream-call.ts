@@ -99,7 +99,7 @@ export async function runGrpcStream(ctx: GatewayContext, remote: RemoteConfig, c
     if (started) return;
     started = true;
     caller.takeOver();
-    openEventStream(out, { ...metadata, ...caller.headers });
+    openEventStream(out, Object.assign({}, metadata, caller.headers));
     keepAlive = setInterval(() => {
       if (!callerGone(out)) log.bytesOut += writeText(out, KEEP_ALIVE_COMMENT).bytes;
     }, remote.timeouts.keepAliveMs);
