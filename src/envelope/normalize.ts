@@ -35,8 +35,9 @@ export interface NormalizePolicy {
   /** The remote's credentials to keep from the caller; absent for a remote without `auth`. */
   readonly redactor?: Redactor | undefined;
   /**
-   * The caller is written the envelope's bytes as they are (a JSON-RPC caller of a JSON-RPC remote, nothing to
-   * translate, rewrite or check after): a plain success may then be kept as bytes (`wire`) and never decoded.
+   * Nothing reads the envelope's text after this unless it asks (a JSON-RPC caller of a JSON-RPC remote with nothing
+   * to translate, rewrite or check after; the call runner's codecs, whose Outcomes decode on use): a plain success may
+   * then be kept as bytes (`wire`) and never decoded.
    */
   readonly keepBytes?: boolean;
 }

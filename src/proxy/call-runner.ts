@@ -79,7 +79,9 @@ const codecPolicies = new WeakMap<RemoteConfig, CodecPolicy>();
 export function codecPolicyOf(remote: RemoteConfig): CodecPolicy {
   let policy = codecPolicies.get(remote);
   if (policy === undefined) {
-    const base = normalizePolicyOf(remote);
+    // keepBytes: a codec's result is a binding-neutral Outcome whose text and value are made on use, so a plain
+    // success may stay the remote's bytes (an HTTP+JSON caller writes them as they are).
+    const base = normalizePolicyOf(remote, '1.0', undefined, true);
     policy = !remote.limits.validateResults
       ? base
       : {

@@ -33,27 +33,25 @@ export class UpstreamPools {
     const key = own ? remote.name : `${remote.name} ${origin}`;
     let entry = this.#pools.get(key);
     if (!entry) {
-      entry = { remote: remote.name, origin: own ? remote.url.origin : origin, pool: this.#create(remote, own ? remote.url.origin : origin) };
+      const poolOrigin = own ? remote.url.origin : origin;
+      const pool = new Pool(poolOrigin, {
+        connect: {
+          timeout: remote.timeouts.connectMs,
+          lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
+          ...remote.tls,
+        },
+        // A backstop only: the call path keeps its own exact headers deadline.
+        headersTimeout: remote.timeouts.headersMs + 1_000,
+        // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
+        bodyTimeout: 0,
+        connections: remote.maxUpstreamConnections,
+        maxHeaderSize: 32 * 1024,
+        keepAliveTimeout: 4_000,
+      });
+      entry = { remote: remote.name, origin: poolOrigin, pool };
       this.#pools.set(key, entry);
     }
     return entry.pool;
-  }
-
-  #create(remote: RemoteConfig, origin: string): Dispatcher {
-    return new Pool(origin, {
-      connect: {
-        timeout: remote.timeouts.connectMs,
-        lookup: guardedLookup(remote.allowPrivateNetwork, this.options.resolver),
-        ...remote.tls,
-      },
-      // A backstop only: the call path keeps its own exact headers deadline.
-      headersTimeout: remote.timeouts.headersMs + 1_000,
-      // Body deadlines are the gateway's own (total deadline for unary, idle timers for streams).
-      bodyTimeout: 0,
-      connections: remote.maxUpstreamConnections,
-      maxHeaderSize: 32 * 1024,
-      keepAliveTimeout: 4_000,
-    });
   }
 
   /**

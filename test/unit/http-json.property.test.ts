@@ -167,6 +167,8 @@ t.test('the recognizer takes the usual success, and leaves the unusual to the fu
     t.notOk(['ParsedOnRead', 'BytesResult'].includes(out.constructor.name), `${why}: the full reader decides`);
   }
   t.equal(reply('{"task":{"a":1},"task":{"a":2}}').kind, 'error', 'a member twice is still refused');
+  // The depth bound (maxJsonDepth 8, the object itself is level 1): just under it recognized, just over it not.
+  t.equal(reply(`{"task":${'['.repeat(7)}${']'.repeat(7)}}`).constructor.name, 'BytesResult', 'nested exactly maxJsonDepth deep: recognized');
 });
 
 t.test('property: every event is a result or the one final error, valid either way', async (t) => {

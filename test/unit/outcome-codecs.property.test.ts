@@ -130,7 +130,8 @@ t.test('property: the JSON-RPC upstream codec on any reply gives a typed Outcome
   holds(
     t,
     fc.property(statusArb, jsonRpcReplyArb, policyArb, (status, body, p) => {
-      const policy = { ...p, caller: '1.0' as const };
+      // As the call runner gives it (codecPolicyOf): plain successes kept as bytes.
+      const policy = { ...p, caller: '1.0' as const, keepBytes: true };
       const out = jsonRpcUpstreamCodec.reply(callOf(op), { status, body }, policy);
       const normalized = normalizeReply({ status, body }, UPSTREAM_ID, policy);
       const result: unknown = normalized.result;
@@ -173,7 +174,7 @@ function codecOutcome(codec: UpstreamCodec, op: Operation, status: number, conte
 
 function codecProperty(codec: UpstreamCodec, bodies: fc.Arbitrary<{ body: Buffer; marker?: string }>) {
   return fc.property(fc.constantFrom(...OPERATION_LIST), statusArb, contentTypeArb, bodies, policyArb, (op, status, contentType, { body, marker }, p) => {
-    const policy = { ...p, caller: '1.0' as const };
+    const policy = { ...p, caller: '1.0' as const, keepBytes: true };
     const out = codecOutcome(codec, op, status, contentType, body, policy);
     if (out === 'stream') {
       const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();

@@ -37,7 +37,7 @@ function requestBody(call: A2ACall, method: string): string {
  */
 export function outcomeOfEnvelope(normalized: Normalized): Outcome {
   if (normalized.outcome === 'ok') {
-    // Kept as bytes (the policy's keepBytes): passed on as bytes, decoded only if a stage reads the text.
+    // Kept as bytes (the runner's codec policy has keepBytes): passed on as bytes, decoded only if a stage reads them.
     const resultWire = normalized.resultWire;
     if (resultWire !== undefined) return new BytesResult(resultWire);
     // The remote's result text as the normalizer kept it, rather than sliced back out of the envelope it made.
@@ -100,7 +100,7 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     return { ok: true, request: { method: 'POST', path: base.pathname + base.search, headers, body: requestBody(call, method) } };
   },
   reply(call, reply, policy) {
-    return checked(call, outcomeOfEnvelope(normalizeReply(reply, UPSTREAM_ID, keepingBytes(policy))), policy, reply.status);
+    return checked(call, outcomeOfEnvelope(normalizeReply(reply, UPSTREAM_ID, policy)), policy, reply.status);
   },
   isEventStream: (status, contentType) =>
     status >= 200 && status <= 299 && /^\s*text\/event-stream\s*(;|$)/i.test(contentType ?? ''),
@@ -124,20 +124,6 @@ export const jsonRpcUpstreamCodec: UpstreamCodec = {
     return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   },
 };
-
-/**
- * The codec's policy with keepBytes: the result goes on as the remote's bytes (an HTTP+JSON caller writes them as
- * they are; any other stage decodes them on use). One per policy object, not one per call.
- */
-const bytesPolicies = new WeakMap<CodecPolicy, CodecPolicy>();
-function keepingBytes(policy: CodecPolicy): CodecPolicy {
-  let kept = bytesPolicies.get(policy);
-  if (kept === undefined) {
-    kept = { ...policy, keepBytes: true };
-    bytesPolicies.set(policy, kept);
-  }
-  return kept;
-}
 
 function opensObject(json: string): boolean {
   return /^[ \t\r\n]*\{/.test(json);
