@@ -130,7 +130,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
   // The version bridge: what each remote's card said (its generations), for every form of the call path.
   const learnedVersions = new LearnedVersions();
   const ctx: GatewayContext = {
-    cardInterfaces: (remote) => cardInterfaces?.(remote) ?? Promise.resolve(undefined),
+    cardInterfaces: (remote) => (cardInterfaces === undefined ? undefined : cardInterfaces(remote)),
     grpcCalls: () => grpc?.calls,
     remoteVersions: (remote) => remoteGenerations(remote.versions, learnedVersions.get(remote.name)),
     config: () => current,

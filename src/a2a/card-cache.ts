@@ -84,6 +84,15 @@ export class CardCache<T = Record<string, unknown>> {
     return load;
   }
 
+  /**
+   * The card for `remote` if the cache holds it fresh now, else undefined (nothing is fetched): for lookups on a call's
+   * path that answer synchronously while the card is fresh and fall back to get() otherwise.
+   */
+  fresh(remote: string): T | undefined {
+    const entry = this.#entries.get(remote);
+    return entry !== undefined && this.#now() < entry.expiresAt ? entry.card : undefined;
+  }
+
   /** Forgets a remote's card (config reload, remote removed). */
   delete(remote: string): void {
     this.#entries.delete(remote);

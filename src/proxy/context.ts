@@ -9,6 +9,9 @@ import type { PushSettings } from '../push/config.js';
 import type { BufferBudget } from '../upstream/buffer-budget.js';
 import type { UpstreamPools } from '../upstream/pools.js';
 
+/** A remote card's interfaces in the card's order (binding, url); undefined when there is no usable card. */
+export type CardInterfaces = readonly { readonly binding: string; readonly url: string }[] | undefined;
+
 export interface GatewayContext {
   /** The config in force; a reload swaps what this returns. */
   config(): GatewayConfig;
@@ -25,8 +28,9 @@ export interface GatewayContext {
   /**
    * The interfaces of a remote's card in its order (binding, url), through the gateway's card cache;
    * undefined when there is no usable card. `remotes.<name>.binding: auto` reads it (routes/upstream-binding.ts).
+   * Synchronous while the answer is known (a fresh card, a remembered failure), a promise when the cache is asked.
    */
-  readonly cardInterfaces?: (remote: RemoteConfig) => Promise<readonly { readonly binding: string; readonly url: string }[] | undefined>;
+  readonly cardInterfaces?: (remote: RemoteConfig) => CardInterfaces | Promise<CardInterfaces>;
   /** Calls to remotes over gRPC (proxy/grpc-call.ts) for callers of the HTTP bindings; set once the gRPC side is assembled. */
   readonly grpcCalls?: () => GrpcCallHandler | undefined;
   /** Trace export and diagnostics_channel events (Telemetry.off when neither is wanted). */

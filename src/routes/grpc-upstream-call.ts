@@ -22,19 +22,34 @@ import type { A2ACall, Binding } from '../core/call.js';
 import type { RunResult } from '../proxy/call-runner.js';
 import type { ErrorOutcome } from '../core/outcome.js';
 import type { StreamCaller, StreamRun } from '../proxy/stream-runner.js';
-import type { CallLog, GatewayContext } from '../proxy/context.js';
+import type { CallLog, CardInterfaces, GatewayContext } from '../proxy/context.js';
 import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from '../stream/sse-writer.js';
 
-/** Whether `caller`'s call to `remote` goes over gRPC (see the file comment); synchronous unless the card decides. */
+/** Whether `caller`'s call to `remote` goes over gRPC (see the file comment); synchronous unless the card must be asked for. */
 export function grpcUpstreamWanted(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): boolean | Promise<boolean> {
   if (remote.binding === 'grpc') return true;
   if (remote.binding !== 'auto' || caller !== 'http+json' || ctx.cardInterfaces === undefined) return false;
-  return grpcFirstInCard(ctx.cardInterfaces, remote);
+  const interfaces = ctx.cardInterfaces(remote);
+  if (interfaces instanceof Promise) return interfaces.then((known) => grpcFirstInCard(known, remote), () => false);
+  return grpcFirstInCard(interfaces, remote);
 }
 
-async function grpcFirstInCard(cardInterfaces: NonNullable<GatewayContext['cardInterfaces']>, remote: RemoteConfig): Promise<boolean> {
-  const interfaces = await cardInterfaces(remote).catch(() => undefined);
-  for (const entry of interfaces ?? []) {
+type CardInterface = NonNullable<CardInterfaces>[number];
+
+/** The verdict for the interfaces last read for each remote config (the same array while the cache keeps the card). */
+const grpcVerdicts = new WeakMap<RemoteConfig, { readonly interfaces: readonly CardInterface[]; readonly grpc: boolean }>();
+
+function grpcFirstInCard(interfaces: CardInterfaces, remote: RemoteConfig): boolean {
+  if (interfaces === undefined) return false;
+  const known = grpcVerdicts.get(remote);
+  if (known?.interfaces === interfaces) return known.grpc;
+  const grpc = grpcFirst(interfaces, remote);
+  grpcVerdicts.set(remote, { interfaces, grpc });
+  return grpc;
+}
+
+function grpcFirst(interfaces: readonly CardInterface[], remote: RemoteConfig): boolean {
+  for (const entry of interfaces) {
     try {
       if (entry.binding === 'GRPC') {
         if (parseGrpcTarget(entry.url, remote.url.protocol === 'https:').host.toLowerCase() === remote.url.hostname.toLowerCase()) return true;

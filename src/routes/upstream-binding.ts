@@ -15,7 +15,7 @@ import type { UpstreamCodec } from '../core/upstream-codec.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { httpJsonUpstreamCodec } from '../bindings/http-json/upstream-codec.js';
 import { jsonRpcUpstreamCodec } from '../bindings/jsonrpc/upstream-codec.js';
-import type { GatewayContext } from '../proxy/context.js';
+import type { CardInterfaces, GatewayContext } from '../proxy/context.js';
 import type { CardInterface } from './remote-card-interfaces.js';
 
 export interface UpstreamTarget {
@@ -29,7 +29,7 @@ export type UpstreamChoice = { readonly ok: true; readonly target: UpstreamTarge
 /** The fixed choices, one object per remote config (not rebuilt per call). */
 const fixedTargets = new WeakMap<RemoteConfig, { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice }>();
 /** The choice `auto` made from a card's interfaces, kept while the cache hands out the same card. */
-const cardTargets = new WeakMap<RemoteConfig, { readonly interfaces: readonly CardInterface[]; readonly choice: UpstreamChoice }>();
+const cardTargets = new WeakMap<RemoteConfig, { readonly interfaces: CardInterfaces; readonly choice: UpstreamChoice }>();
 
 function fixedFor(remote: RemoteConfig): { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice } {
   let fixed = fixedTargets.get(remote);
@@ -43,17 +43,21 @@ function fixedFor(remote: RemoteConfig): { readonly rest: UpstreamChoice; readon
   return fixed;
 }
 
-/** Synchronous where no card is needed (a fixed binding: no await, no microtask per call); a promise for `auto`. */
+/**
+ * Synchronous unless the card must be asked for (`auto` with no fresh card in the cache): then a promise. A fixed
+ * binding, JSON-RPC callers and `auto` with its card at hand cost no await, no microtask per call.
+ */
 export function upstreamTargetFor(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): UpstreamChoice | Promise<UpstreamChoice> {
   const cardInterfaces = ctx.cardInterfaces;
   const fixed = fixedFor(remote);
   if (remote.binding === 'http+json') return fixed.rest;
   if (remote.binding === 'jsonrpc' || caller === 'jsonrpc' || cardInterfaces === undefined) return fixed.jsonrpc;
-  return fromCard(cardInterfaces, remote, fixed.jsonrpc);
+  const interfaces = cardInterfaces(remote);
+  if (interfaces instanceof Promise) return interfaces.then((known) => fromCard(known, remote, fixed.jsonrpc), () => fixed.jsonrpc);
+  return fromCard(interfaces, remote, fixed.jsonrpc);
 }
 
-async function fromCard(cardInterfaces: NonNullable<GatewayContext['cardInterfaces']>, remote: RemoteConfig, fallback: UpstreamChoice): Promise<UpstreamChoice> {
-  const interfaces = await cardInterfaces(remote).catch(() => undefined);
+function fromCard(interfaces: CardInterfaces, remote: RemoteConfig, fallback: UpstreamChoice): UpstreamChoice {
   if (interfaces === undefined) return fallback;
   const known = cardTargets.get(remote);
   if (known?.interfaces === interfaces) return known.choice;
