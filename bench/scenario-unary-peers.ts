@@ -7,7 +7,7 @@
  * far steadier than throughput, which also depends on who else gets the CPUs.
  * Throughput and closed-loop latency of the same rounds stand beside it.
  */
-import { pick, type BenchContext } from './context.js';
+import { pick, roundOrder, type BenchContext } from './context.js';
 import { upstreamServed, type SaturationRound } from './load.js';
 import { isSkipped, type PeerStart, type SkippedPeer, type UnaryPeer } from './peers.js';
 import { cpuMicros, treeCpuMicros } from './processes.js';
@@ -164,7 +164,7 @@ export async function unaryPeers(ctx: BenchContext): Promise<ScenarioResult> {
     for (const p of running) await p.drive(warmCalls(ctx), CONNECTIONS);
     const measured = running.map(() => [] as PeerRound[]);
     for (let i = 0; i < rounds(ctx); i++) {
-      for (const [j, p] of running.entries()) measured[j]!.push(await measureRound(ctx, p, n, notes));
+      for (const j of roundOrder(running.length, i)) measured[j]!.push(await measureRound(ctx, running[j]!, n, notes));
     }
     const summaries = running.map((p, j) => summarize(p, measured[j]!));
     const by = new Map(summaries.map((s) => [s.id, s]));
