@@ -22,7 +22,7 @@ import {
 } from './envelope.js';
 import { scanJson } from './json-scan.js';
 import type { Redactor } from './redact.js';
-import { plainIdPasses, recognizeResultEnvelope } from './result-envelope.js';
+import { plainIdPasses, recognizeResultEnvelope } from './json-recognizers.js';
 import { cleanText, truncateUtf8, type SanitizedText } from './sanitize.js';
 
 export interface NormalizePolicy {

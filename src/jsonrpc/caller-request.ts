@@ -9,9 +9,11 @@
  * case-insensitive decoders such as Go's encoding/json would read as the
  * member itself.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Reason } from '../envelope/codes.js';
 import type { JsonRpcId } from '../envelope/envelope.js';
 import { describeDuplicate, parseStrictJson } from '../envelope/strict-json.js';
+import { recognizeCallerRequest } from '../envelope/json-recognizers.js';
 
 export interface CallerRequest {
   readonly id: JsonRpcId;
@@ -19,6 +21,11 @@ export interface CallerRequest {
   /** The caller's bytes, forwarded unchanged so nothing is lost in re-serialization. */
   readonly raw: Buffer;
   readonly params?: unknown;
+  /**
+   * The params' JSON text, when the request was read in one pass (request-recognizer.ts): every member name in it
+   * is then written without escapes, so a name the text does not contain (quoted) is no member anywhere in it.
+   */
+  readonly paramsJson?: string | undefined;
 }
 
 export type CallerRequestCheck =
@@ -30,6 +37,73 @@ const MAX_METHOD_LENGTH = 128;
 
 export function checkCallerRequest(raw: Buffer, maxBytes: number): CallerRequestCheck {
   if (raw.length > maxBytes) return { ok: false, reason: 'REQUEST_TOO_LARGE', id: null, detail: `more than ${maxBytes} bytes` };
+  // The usual request is read in one pass; whatever that pass is not sure of is parsed and checked in full.
+  return recognized(raw) ?? checkCallerRequestInFull(raw);
+}
+
+/**
+ * The request when the one-pass recognizer is sure of it and its id and method pass as they would in full. The
+ * recognizer reads a latin1 view of the bytes, checked as UTF-8 first: one character per byte, and UTF-8 puts every
+ * character past ASCII in bytes 0x80-0xFF, so the grammar and the offsets are those of the bytes.
+ */
+function recognized(raw: Buffer): CallerRequestCheck | undefined {
+  if (!isUtf8(raw)) return undefined;
+  const text = raw.toString('latin1');
+  const found = recognizeCallerRequest(text);
+  if (found === undefined) return undefined;
+  const id = found.idStart === -1 ? null : idAt(raw, text, found.idStart, found.idEnd);
+  if (id === undefined) return undefined;
+  const method = stringAt(raw, text, found.methodStart, found.methodEnd);
+  if (method === '' || method.length > MAX_METHOD_LENGTH) return undefined;
+  return { ok: true, request: new RecognizedRequest(id, method, raw, found.paramsStart, found.paramsEnd) };
+}
+
+/** A recognized id's value, as validId would take it from the parsed request; undefined when it would not. */
+function idAt(raw: Buffer, text: string, start: number, end: number): JsonRpcId | undefined {
+  const first = text.charCodeAt(start);
+  if (first === 0x6e /* n(ull) */) return null;
+  if (first === 0x22 /* " */) return validId(stringAt(raw, text, start, end));
+  // A JSON number token: Number() reads it as JSON.parse does.
+  return validId(Number(text.slice(start, end)));
+}
+
+/** The value of the JSON string token [start, end): sliced when it is plain ASCII, else decoded and unescaped. */
+function stringAt(raw: Buffer, text: string, start: number, end: number): string {
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c /* backslash */ || c > 0x7f) return JSON.parse(raw.toString('utf8', start, end)) as string;
+  }
+  return text.slice(start + 1, end - 1);
+}
+
+/** A request read in one pass: its params are parsed when something reads them (most calls forward them unread). */
+class RecognizedRequest implements CallerRequest {
+  #params: unknown = NOT_READ;
+
+  constructor(
+    readonly id: JsonRpcId,
+    readonly method: string,
+    readonly raw: Buffer,
+    private readonly paramsStart: number,
+    private readonly paramsEnd: number,
+  ) {}
+
+  get params(): unknown {
+    // No member name in the text is __proto__ or constructor (the recognizer left those to the full check), so
+    // JSON.parse reads it as secure-json-parse would.
+    if (this.#params === NOT_READ) this.#params = this.paramsStart === -1 ? undefined : JSON.parse(this.raw.toString('utf8', this.paramsStart, this.paramsEnd));
+    return this.#params;
+  }
+
+  get paramsJson(): string | undefined {
+    return this.paramsStart === -1 ? undefined : this.raw.toString('utf8', this.paramsStart, this.paramsEnd);
+  }
+}
+
+const NOT_READ: unique symbol = Symbol('not read');
+
+/** The check without the one-pass recognizer: every request it is not sure of (and the tests' oracle). */
+export function checkCallerRequestInFull(raw: Buffer): CallerRequestCheck {
   const parsed = parseStrictJson(raw);
   if (!parsed.ok && parsed.problem !== 'duplicate-member') return { ok: false, reason: 'PARSE_ERROR', id: null };
   if (!parsed.ok) {

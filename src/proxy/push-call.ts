@@ -46,7 +46,11 @@ export function rewritePushCall(
   remoteGeneration?: ProtocolGeneration,
 ): PushCallRewrite {
   const known = operationForJsonRpcMethod(call.method);
-  if (!known || !CARRIES_CONFIG.has(known.operation.name) || !isObject(call.params)) return { ok: true, call };
+  if (!known || !CARRIES_CONFIG.has(known.operation.name)) return { ok: true, call };
+  // A send whose params (read in one pass: member names unescaped, see CallerRequest.paramsJson) never spell
+  // "configuration" has no configuration: decided without parsing the params, which usually go out unread.
+  if (known.operation.name !== 'CreateTaskPushNotificationConfig' && call.paramsJson !== undefined && !call.paramsJson.includes('"configuration"')) return { ok: true, call };
+  if (!isObject(call.params)) return { ok: true, call };
   // The common cases cost a few lookups: a send whose `configuration` names no push config in any spelling.
   if (known.operation.name !== 'CreateTaskPushNotificationConfig' && !namesPushConfig(call.params.configuration)) return { ok: true, call };
   const rewrite = rewritePushRequest(a2aCallOf(remote, known.operation, known.generation, call, requestId), { push, nowMs: Date.now(), ...(remoteGeneration ? { remoteGeneration } : {}) });

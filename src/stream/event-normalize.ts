@@ -8,7 +8,7 @@ import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
 import { serializeResultJson } from '../envelope/envelope.js';
 import { failureEnvelope, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
-import { plainIdPasses, recognizeResultEnvelope } from '../envelope/result-envelope.js';
+import { plainIdPasses, recognizeResultEnvelope } from '../envelope/json-recognizers.js';
 import type { SseEvent } from './sse-parser.js';
 
 export type EventOutcome = Normalized['outcome'];

@@ -9,7 +9,7 @@ import { normalizeReply, withRedactionCount, type NormalizePolicy, type Normaliz
 import { callerIdArb, nearValidBodyArb, policyArb, rawBodyArb, statusArb } from '../support/envelope-invariants.js';
 import { fuzzParams, holdsWith } from '../support/fuzz.js';
 import type { JsonRpcId } from '../../src/envelope/envelope.js';
-import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
+import { recognizeResultEnvelope } from '../../src/envelope/json-recognizers.js';
 
 const params = fuzzParams(2000);
 const holds = holdsWith(params);

@@ -10,6 +10,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { operationForJsonRpcMethod } from '../../src/a2a/operations.js';
+import { checkCallerRequest } from '../../src/jsonrpc/caller-request.js';
 import { rewritePushCall } from '../../src/proxy/push-call.js';
 import { rewritePushRequest } from '../../src/push/outbound.js';
 import { callOf, pushSettings } from '../support/push-kit.js';
@@ -90,4 +91,26 @@ t.test('the hook’s verdict is the module’s, and a rewritten request is clean
       );
     }),
   );
+});
+
+t.test('a request read in one pass (checkCallerRequest) gets the verdict the parsed one gets', async (t) => {
+  let recognized = 0;
+  holds(
+    t,
+    fc.property(requestArb, fc.boolean(), ({ method, configuration, config, id }, enabled) => {
+      const known = operationForJsonRpcMethod(method)!;
+      const p = paramsOf(method, configuration, config);
+      const raw = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method, params: p }));
+      const checked = checkCallerRequest(raw, 1 << 20);
+      if (!checked.ok) return true;
+      if (checked.request.paramsJson !== undefined) recognized++;
+      const push = enabled ? settings : undefined;
+      const parsed = rewritePushCall(push, 'weather', { id, method, raw, params: p }, known.generation, 'r1');
+      const read = rewritePushCall(push, 'weather', checked.request, known.generation, 'r1');
+      if (!parsed.ok || !read.ok) return !parsed.ok && !read.ok && parsed.normalized.json === read.normalized.json;
+      if (parsed.call.raw === raw) return read.call === checked.request;
+      return masked(JSON.parse(read.call.raw.toString('utf8'))) === masked(JSON.parse(parsed.call.raw.toString('utf8')));
+    }),
+  );
+  t.ok(recognized > 0, `${recognized} requests took the one-pass path`);
 });

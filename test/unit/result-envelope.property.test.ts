@@ -13,7 +13,7 @@ import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
 import { failureEnvelope, normalizeJsonText, normalizeJsonTextFully, normalizeReply, withRedactionCount, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
-import { recognizeResultEnvelope } from '../../src/envelope/result-envelope.js';
+import { recognizeResultEnvelope } from '../../src/envelope/json-recognizers.js';
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
 import { callerIdArb, hostileTextArb, nearValidBodyArb, policyArb } from '../support/envelope-invariants.js';

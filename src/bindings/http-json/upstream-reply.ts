@@ -18,7 +18,7 @@ import type { Operation } from '../../a2a/operations.js';
 import { BytesResult, ParsedOnRead, type Outcome } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
 import type { NormalizePolicy } from '../../envelope/normalize.js';
-import { recognizeMessageObject } from '../../envelope/result-envelope.js';
+import { recognizeMessageObject } from '../../envelope/json-recognizers.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
 import { remoteErrorOutcome } from './remote-error.js';
 import { describeJsonValue, isPlainObject, readRemoteJson } from './response-json.js';
