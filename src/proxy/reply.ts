@@ -62,8 +62,14 @@ export function sendEnvelope(
   log.outcome = normalized.outcome;
   const { wire } = normalized;
   log.bytesOut = wire === undefined ? Buffer.byteLength(normalized.json) : wire.length;
+  // The caller's bytes first (the write reaches the socket before send returns), the bookkeeping after: the trace's
+  // end, the metrics and the log line are no part of the latency a caller waits for.
+  writeEnvelope(ctx, reply, normalized, wire, log.bytesOut, extraHeaders, status);
   endCallTrace(reply, normalized);
   finishCall(ctx, reply, log, started);
+}
+
+function writeEnvelope(ctx: GatewayContext, reply: CallReply, normalized: Normalized, wire: string | undefined, length: number, extraHeaders: Record<string, string>, status: number): void {
   if (reply.raw.destroyed) return;
   // Once drainMs is up every reply is its socket's last. (Requests that arrive during the drain get
   // Connection: close from Fastify; calls already running keep keep-alive until then, so answers to
@@ -71,7 +77,7 @@ export function sendEnvelope(
   const closing = ctx.drainEnd.aborted;
   if (reply instanceof DirectReply) {
     if (reply.raw.headersSent) return;
-    const headers = envelopeHeaders(extraHeaders, closing, reply.request.id, log.bytesOut);
+    const headers = envelopeHeaders(extraHeaders, closing, reply.request.id, length);
     if (wire === undefined) reply.send(status, headers, normalized.json);
     else reply.send(status, headers, wire, 'latin1');
     return;

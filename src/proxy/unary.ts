@@ -53,66 +53,71 @@ export async function unaryCall(
   let normalized: Normalized;
   let responseHeaders: Record<string, string> = {};
   let verdict: BreakerVerdict = 'none';
+  // The outer try gives back what the call held however it ends, the answer written or not.
   try {
-    // The signal is made only if the call has to wait in the concurrency queue. Usually admitted at once: no tick.
-    const admitted = runtime.admit(() => abort.signal);
-    release = typeof admitted === 'function' ? admitted : await admitted;
-    const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
-    const upstreamStarted = performance.now();
-    // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
-    abort.startHeaders(remote.timeouts.headersMs);
-    log.attempts = 0;
-    const trace = callTraceOf(reply);
-    const attempt = () => {
-      log.attempts = (log.attempts ?? 0) + 1;
-      const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
-      return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
-        sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
-      );
-    };
-    // Only read-only methods are ever retried; the rest take the direct path.
-    const res =
-      info.readOnly && remote.retries.attempts > 1
-        ? await withRetries(
-            attempt,
-            // Object.assign, not a spread followed by members (a hidden class per call in V8).
-            Object.assign({}, remote.retries, { deadline: deadlineAt, signal: abort.signal, isRetryable: (err: unknown) => RETRYABLE.has(classifyTransportError(err)) }),
-          )
-        : await attempt();
-    abort.stopHeaders();
-    recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
-    log.upstreamStatus = res.statusCode;
-    responseHeaders = filterUpstreamResponseHeaders(res.headers);
-    const redactor = runtime.redactor();
-    if (redactor) {
-      const kept = redactor.headers(responseHeaders);
-      responseHeaders = kept.headers;
-      if (kept.count > 0) log.redactions = kept.count;
+    try {
+      // The signal is made only if the call has to wait in the concurrency queue. Usually admitted at once: no tick.
+      const admitted = runtime.admit(() => abort.signal);
+      release = typeof admitted === 'function' ? admitted : await admitted;
+      const headers = withUpstreamVersion(upstreamHeaders(ctx, request, remote, runtime, false), bridge);
+      const upstreamStarted = performance.now();
+      // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
+      abort.startHeaders(remote.timeouts.headersMs);
+      log.attempts = 0;
+      const trace = callTraceOf(reply);
+      const attempt = () => {
+        log.attempts = (log.attempts ?? 0) + 1;
+        const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
+        return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
+          sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
+        );
+      };
+      // Only read-only methods are ever retried; the rest take the direct path.
+      const res =
+        info.readOnly && remote.retries.attempts > 1
+          ? await withRetries(
+              attempt,
+              // Object.assign, not a spread followed by members (a hidden class per call in V8).
+              Object.assign({}, remote.retries, { deadline: deadlineAt, signal: abort.signal, isRetryable: (err: unknown) => RETRYABLE.has(classifyTransportError(err)) }),
+            )
+          : await attempt();
+      abort.stopHeaders();
+      recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
+      log.upstreamStatus = res.statusCode;
+      responseHeaders = filterUpstreamResponseHeaders(res.headers);
+      const redactor = runtime.redactor();
+      if (redactor) {
+        const kept = redactor.headers(responseHeaders);
+        responseHeaders = kept.headers;
+        if (kept.count > 0) log.redactions = kept.count;
+      }
+      // Usually the body came with the head: no promise, no tick.
+      const body = readUpstreamBody(res);
+      const read = body instanceof Promise ? await body : body;
+      normalized = normalizeUpstreamReply(request, res, read, { remote, call, caller, redactor, onInternalError, keepBytes: bridge === undefined }, rewriteResult);
+      if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
+      if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
+      verdict = breakerVerdict(res.statusCode, normalized.outcome);
+    } catch (err) {
+      if (err instanceof LimitError) {
+        const limited = limitReply(call.id, remote.name, err, caller);
+        normalized = limited.normalized;
+        responseHeaders = limited.headers;
+      } else {
+        const reason = classifyTransportError(err);
+        if (reason === 'GATEWAY_ERROR') onInternalError(err);
+        else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
+        normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
+        verdict = breakerVerdict(undefined, reason);
+      }
     }
-    // Usually the body came with the head: no promise, no tick.
-    const body = readUpstreamBody(res);
-    const read = body instanceof Promise ? await body : body;
-    normalized = normalizeUpstreamReply(request, res, read, { remote, call, caller, redactor, onInternalError, keepBytes: bridge === undefined }, rewriteResult);
-    if (bridge) normalized = bridgeReply(bridge, normalized, { remote: remote.name, caller, maxBytes: remote.limits.maxResponseBytes, onDropped: (direction, labels) => reportDropped(ctx.metrics, request.log, request.id, remote.name, bridge, direction, labels) });
-    if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
-    verdict = breakerVerdict(res.statusCode, normalized.outcome);
-  } catch (err) {
-    if (err instanceof LimitError) {
-      const limited = limitReply(call.id, remote.name, err, caller);
-      normalized = limited.normalized;
-      responseHeaders = limited.headers;
-    } else {
-      const reason = classifyTransportError(err);
-      if (reason === 'GATEWAY_ERROR') onInternalError(err);
-      else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
-      normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
-      verdict = breakerVerdict(undefined, reason);
-    }
+    // The caller's answer first; then the call gives back what it held and feeds the breaker: no part of the latency a
+    // caller waits for.
+    sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
   } finally {
     abort.finish();
     release?.();
     lease.release();
+    applyVerdict(runtime.breaker, verdict);
   }
-  applyVerdict(runtime.breaker, verdict);
-  sendEnvelope(ctx, reply, normalized, log, started, responseHeaders);
 }
