@@ -453,7 +453,7 @@ export function recognizeCallerRequest(text: string): RecognizedRequest | undefi
     i = skipSpace(text, keyEnd + 1);
     if (i >= n || text.charCodeAt(i) !== COLON) return undefined;
     const valueStart = skipSpace(text, i + 1);
-    const valueEnd = requestValue(text, valueStart, 1);
+    const valueEnd = requestValue(text, valueStart, 1, MAX_RECOGNIZED_DEPTH);
     if (valueEnd === NO) return undefined;
     const first = text.charCodeAt(valueStart);
     switch (member) {
@@ -490,6 +490,19 @@ export function recognizeCallerRequest(text: string): RecognizedRequest | undefi
   return { idStart, idEnd, methodStart, methodEnd, paramsStart, paramsEnd };
 }
 
+/**
+ * True when `text` is certainly one JSON object, nested at most `maxDepth` deep (the object itself is depth 1), every
+ * member name at every depth plain (no escape), none `__proto__` or `constructor`, none twice in its object, no
+ * object wider than MAX_RECOGNIZED_MEMBERS, no lone surrogate escape, valid JSON throughout: a body JSON.parse reads
+ * as every other parser does. False means "not sure" (a depth past MAX_RECOGNIZED_DEPTH too): the full check decides.
+ */
+export function recognizeStrictObject(text: string, maxDepth: number): boolean {
+  const i = skipSpace(text, 0);
+  if (i >= text.length || text.charCodeAt(i) !== OPEN_OBJECT || maxDepth < 1) return false;
+  const end = requestObjectEnd(text, i + 1, 1, Math.min(maxDepth, MAX_RECOGNIZED_DEPTH));
+  return end !== NO && skipSpace(text, end) === text.length;
+}
+
 function topMember(text: string, start: number, length: number): Top {
   switch (length) {
     case 2:
@@ -504,12 +517,12 @@ function topMember(text: string, start: number, length: number): Top {
 }
 
 /** End of one JSON value starting at `i` (just past it), or NO. `depth` is the depth of the container holding it. */
-function requestValue(text: string, i: number, depth: number): number {
+function requestValue(text: string, i: number, depth: number, maxDepth: number): number {
   if (i >= text.length) return NO;
   const c = text.charCodeAt(i);
   if (c === QUOTE) return stringEnd(text, i + 1);
-  if (c === OPEN_OBJECT) return depth + 1 > MAX_RECOGNIZED_DEPTH ? NO : requestObjectEnd(text, i + 1, depth + 1);
-  if (c === OPEN_ARRAY) return depth + 1 > MAX_RECOGNIZED_DEPTH ? NO : requestArrayEnd(text, i + 1, depth + 1);
+  if (c === OPEN_OBJECT) return depth + 1 > maxDepth ? NO : requestObjectEnd(text, i + 1, depth + 1, maxDepth);
+  if (c === OPEN_ARRAY) return depth + 1 > maxDepth ? NO : requestArrayEnd(text, i + 1, depth + 1, maxDepth);
   if (c === MINUS || (c >= ZERO && c <= NINE)) return numberEnd(text, i);
   if (c === 0x74 /* t */) return text.startsWith('true', i) ? i + 4 : NO;
   if (c === 0x66 /* f */) return text.startsWith('false', i) ? i + 5 : NO;
@@ -517,8 +530,8 @@ function requestValue(text: string, i: number, depth: number): number {
   return NO;
 }
 
-/** An object below the top level (`depth` >= 2): its names plain, none special, none twice. */
-function requestObjectEnd(text: string, i: number, depth: number): number {
+/** An object at `depth` (1 for the top level; at most MAX_RECOGNIZED_DEPTH): its names plain, none special, none twice. */
+function requestObjectEnd(text: string, i: number, depth: number, maxDepth: number): number {
   const n = text.length;
   const base = (depth - 1) * MAX_RECOGNIZED_MEMBERS;
   let count = 0;
@@ -539,7 +552,7 @@ function requestObjectEnd(text: string, i: number, depth: number): number {
     count++;
     i = skipSpace(text, end + 1);
     if (i >= n || text.charCodeAt(i) !== COLON) return NO;
-    const valueEnd = requestValue(text, skipSpace(text, i + 1), depth);
+    const valueEnd = requestValue(text, skipSpace(text, i + 1), depth, maxDepth);
     if (valueEnd === NO) return NO;
     i = skipSpace(text, valueEnd);
     if (i >= n) return NO;
@@ -550,12 +563,12 @@ function requestObjectEnd(text: string, i: number, depth: number): number {
   }
 }
 
-function requestArrayEnd(text: string, i: number, depth: number): number {
+function requestArrayEnd(text: string, i: number, depth: number, maxDepth: number): number {
   const n = text.length;
   i = skipSpace(text, i);
   if (i < n && text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
   for (;;) {
-    const end = requestValue(text, i, depth);
+    const end = requestValue(text, i, depth, maxDepth);
     if (end === NO) return NO;
     i = skipSpace(text, end);
     if (i >= n) return NO;

@@ -9,6 +9,7 @@ import t from 'tap';
 import { checkCallerRequest, checkCallerRequestInFull, type CallerRequestCheck } from '../../src/jsonrpc/caller-request.js';
 import { MAX_RECOGNIZED_DEPTH, MAX_RECOGNIZED_MEMBERS, recognizeCallerRequest } from '../../src/envelope/json-recognizers.js';
 import { hostileTextArb } from '../support/envelope-invariants.js';
+import { writtenValueArb } from '../support/json-text.js';
 
 const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 3000;
 const LIMIT = 1 << 20;
@@ -24,43 +25,6 @@ function sameVerdict(raw: Buffer): void {
   const fast = verdict(checkCallerRequest(raw, LIMIT));
   const full = verdict(checkCallerRequestInFull(raw));
   if (JSON.stringify(fast) !== JSON.stringify(full)) throw new Error(`verdicts differ for ${JSON.stringify(raw.toString('latin1'))}:\n fast ${JSON.stringify(fast)}\n full ${JSON.stringify(full)}`);
-}
-
-const nameArb = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('message', 'messageId', 'role', 'parts', 'kind', 'text', 'metadata', 'configuration', 'id', 'taskId') },
-  { weight: 2, arbitrary: fc.string({ maxLength: 6 }) },
-  { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'é', '😀', 'a"b', 'a\\b', 'tab\t', '') },
-);
-
-/** How a member name is written: mostly plain, as clients write them. */
-const howArb = fc.constantFrom<'plain' | 'escaped' | 'unicode'>('plain', 'plain', 'plain', 'plain', 'escaped', 'unicode');
-
-/** A JSON value written by hand: members may repeat, names may be escaped, spacing varies. */
-const writtenValueArb: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    { weight: 6, arbitrary: fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v) ?? 'null') },
-    hostileTextArb.map((s) => JSON.stringify(s)),
-    fc.constantFrom('"\\ud800"', '"\\u00e9"', '1e400', '-0', '1.0', '"\\/"'),
-    tie('object'),
-    tie('array'),
-  ),
-  object: fc
-    .tuple(fc.array(fc.tuple(nameArb, fc.constantFrom('plain', 'escaped', 'unicode'), tie('value')), { maxLength: 5 }), fc.boolean(), fc.constantFrom('', ' ', '\n  '))
-    .map(([members, repeat, space]) => {
-      const written = members.map(([name, how, value]) => `${space}${writeName(name, how)}${space}:${space}${value}`);
-      if (repeat && written.length > 0) written.push(written[0]!);
-      return `{${written.join(',')}${space}}`;
-    }),
-  array: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
-})).value;
-
-function writeName(name: string, how: 'plain' | 'escaped' | 'unicode'): string {
-  const json = JSON.stringify(name);
-  if (how === 'plain' || name === '') return json;
-  // The first character escaped: `\u0065` for e, or an escape JSON allows for it anyway.
-  const first = name.charCodeAt(0).toString(16).padStart(4, '0');
-  return how === 'unicode' ? `"\\u${first}${json.slice(1 + (json[1] === '\\' ? 2 : 1))}` : json;
 }
 
 const idArb = fc.oneof(

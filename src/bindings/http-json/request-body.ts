@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import type { Reason } from '../../envelope/codes.js';
 import { findDuplicateMember } from '../../envelope/duplicate-members.js';
+import { recognizeStrictObject } from '../../envelope/json-recognizers.js';
 import { scanJson } from '../../envelope/json-scan.js';
 
 /** The media types the @a2a-js/sdk REST server accepts (its restContentTypeGuard), parameters ignored. */
@@ -46,7 +47,14 @@ export function readRequestBody(body: Buffer | undefined, limits: { readonly max
     return { ok: false, reason: 'PARSE_ERROR', detail: 'body is not valid UTF-8' };
   }
   if (text === '') return { ok: true, text: undefined, value: undefined };
+  // The usual body is checked in one pass (plain member names, none special or twice, within the depth, no lone
+  // surrogate escape): then JSON.parse reads it as secure-json-parse would. Anything else is checked in full below.
+  if (recognizeStrictObject(text, limits.maxJsonDepth)) return { ok: true, text, value: JSON.parse(text) as Record<string, unknown> };
+  return readInFull(text, limits);
+}
 
+/** The body's checks one by one (depth and surrogates, prototype keys, duplicates, an object): what the one pass is not sure of. */
+export function readInFull(text: string, limits: { readonly maxJsonDepth: number }): BodyRead {
   const scan = scanJson(text, limits.maxJsonDepth);
   if (scan.problem === 'too-deep') return { ok: false, reason: 'INVALID_PARAMS', detail: `body is nested deeper than ${limits.maxJsonDepth} levels` };
   let value: unknown;
