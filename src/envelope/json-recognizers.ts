@@ -87,7 +87,7 @@ export function recognizeResultEnvelope(text: string, maxDepth: number): ResultE
     i = skipSpace(text, keyEnd + 1);
     if (i >= n || text.charCodeAt(i) !== COLON) return undefined;
     const valueStart = skipSpace(text, i + 1);
-    const valueEnd = value(text, valueStart, 1, maxDepth);
+    const valueEnd = value(text, valueStart, 1, maxDepth, false);
     if (valueEnd === NO) return undefined;
     switch (member) {
       case Member.Result:
@@ -149,7 +149,7 @@ export function recognizeMessageObject(text: string, maxDepth: number): boolean 
     names.push(name);
     i = skipSpace(text, keyEnd + 1);
     if (i >= n || text.charCodeAt(i) !== COLON) return false;
-    const valueEnd = value(text, skipSpace(text, i + 1), 1, maxDepth);
+    const valueEnd = value(text, skipSpace(text, i + 1), 1, maxDepth, false);
     if (valueEnd === NO) return false;
     i = skipSpace(text, valueEnd);
     if (i >= n) return false;
@@ -193,13 +193,19 @@ function plainId(first: number): boolean {
   return first === QUOTE || first === 0x6e /* n(ull) */ || first === MINUS || (first >= ZERO && first <= NINE);
 }
 
-/** End of one JSON value starting at `i` (just past it), or NO. `depth` is the depth of the container holding it. */
-function value(text: string, i: number, depth: number, maxDepth: number): number {
+/**
+ * End of one JSON value starting at `i` (just past it), or NO. `depth` is the depth of the container holding it.
+ * `strict`: every member name plain, none twice in its object, at most MAX_RECOGNIZED_MEMBERS per object and
+ * MAX_RECOGNIZED_DEPTH deep (callers' requests, whose bytes are forwarded as the gateway read them); otherwise names
+ * are only kept from meaning something special (replies, whose duplicates below the top level JSON.parse settles as
+ * the normalizer would).
+ */
+function value(text: string, i: number, depth: number, maxDepth: number, strict: boolean): number {
   if (i >= text.length) return NO;
   const c = text.charCodeAt(i);
   if (c === QUOTE) return stringEnd(text, i + 1);
-  if (c === OPEN_OBJECT) return depth + 1 > maxDepth ? NO : objectEnd(text, i + 1, depth + 1, maxDepth);
-  if (c === OPEN_ARRAY) return depth + 1 > maxDepth ? NO : arrayEnd(text, i + 1, depth + 1, maxDepth);
+  if (c === OPEN_OBJECT) return depth + 1 > maxDepth ? NO : objectEnd(text, i + 1, depth + 1, maxDepth, strict);
+  if (c === OPEN_ARRAY) return depth + 1 > maxDepth ? NO : arrayEnd(text, i + 1, depth + 1, maxDepth, strict);
   if (c === MINUS || (c >= ZERO && c <= NINE)) return numberEnd(text, i);
   if (c === 0x74 /* t */) return text.startsWith('true', i) ? i + 4 : NO;
   if (c === 0x66 /* f */) return text.startsWith('false', i) ? i + 5 : NO;
@@ -207,17 +213,37 @@ function value(text: string, i: number, depth: number, maxDepth: number): number
   return NO;
 }
 
-function objectEnd(text: string, i: number, depth: number, maxDepth: number): number {
+/** An object at `depth` (1 for a top level read this way); `strict` as for value(). */
+function objectEnd(text: string, i: number, depth: number, maxDepth: number, strict: boolean): number {
   const n = text.length;
+  // Strict: the names seen so far in this object, in the block of slots of its depth (depth <= MAX_RECOGNIZED_DEPTH).
+  const base = (depth - 1) * MAX_RECOGNIZED_MEMBERS;
+  let count = 0;
   i = skipSpace(text, i);
   if (i < n && text.charCodeAt(i) === CLOSE_OBJECT) return i + 1;
   for (;;) {
     if (i >= n || text.charCodeAt(i) !== QUOTE) return NO;
-    const keyEnd = nestedNameEnd(text, i + 1);
-    if (keyEnd === NO) return NO;
+    let keyEnd: number;
+    if (strict) {
+      const start = i + 1;
+      const end = plainKeyEnd(text, start);
+      if (end === NO || count === MAX_RECOGNIZED_MEMBERS) return NO;
+      const length = end - start;
+      if (specialName(text, start, length)) return NO;
+      for (let k = base; k < base + count; k++) {
+        if (nameLengths[k] === length && sameChars(text, nameStarts[k]!, start, length)) return NO;
+      }
+      nameStarts[base + count] = start;
+      nameLengths[base + count] = length;
+      count++;
+      keyEnd = end + 1;
+    } else {
+      keyEnd = nestedNameEnd(text, i + 1);
+      if (keyEnd === NO) return NO;
+    }
     i = skipSpace(text, keyEnd);
     if (i >= n || text.charCodeAt(i) !== COLON) return NO;
-    const end = value(text, skipSpace(text, i + 1), depth, maxDepth);
+    const end = value(text, skipSpace(text, i + 1), depth, maxDepth, strict);
     if (end === NO) return NO;
     i = skipSpace(text, end);
     if (i >= n) return NO;
@@ -254,12 +280,12 @@ function specialName(text: string, start: number, length: number): boolean {
   return (length === 9 && text.startsWith('__proto__', start)) || (length === 11 && text.startsWith('constructor', start));
 }
 
-function arrayEnd(text: string, i: number, depth: number, maxDepth: number): number {
+function arrayEnd(text: string, i: number, depth: number, maxDepth: number, strict: boolean): number {
   const n = text.length;
   i = skipSpace(text, i);
   if (i < n && text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
   for (;;) {
-    const end = value(text, i, depth, maxDepth);
+    const end = value(text, i, depth, maxDepth, strict);
     if (end === NO) return NO;
     i = skipSpace(text, end);
     if (i >= n) return NO;
@@ -453,7 +479,7 @@ export function recognizeCallerRequest(text: string): RecognizedRequest | undefi
     i = skipSpace(text, keyEnd + 1);
     if (i >= n || text.charCodeAt(i) !== COLON) return undefined;
     const valueStart = skipSpace(text, i + 1);
-    const valueEnd = requestValue(text, valueStart, 1, MAX_RECOGNIZED_DEPTH);
+    const valueEnd = value(text, valueStart, 1, MAX_RECOGNIZED_DEPTH, true);
     if (valueEnd === NO) return undefined;
     const first = text.charCodeAt(valueStart);
     switch (member) {
@@ -499,7 +525,7 @@ export function recognizeCallerRequest(text: string): RecognizedRequest | undefi
 export function recognizeStrictObject(text: string, maxDepth: number): boolean {
   const i = skipSpace(text, 0);
   if (i >= text.length || text.charCodeAt(i) !== OPEN_OBJECT || maxDepth < 1) return false;
-  const end = requestObjectEnd(text, i + 1, 1, Math.min(maxDepth, MAX_RECOGNIZED_DEPTH));
+  const end = objectEnd(text, i + 1, 1, Math.min(maxDepth, MAX_RECOGNIZED_DEPTH), true);
   return end !== NO && skipSpace(text, end) === text.length;
 }
 
@@ -513,69 +539,6 @@ function topMember(text: string, start: number, length: number): Top {
       return text.startsWith('jsonrpc', start) ? Top.Jsonrpc : Top.Other;
     default:
       return Top.Other;
-  }
-}
-
-/** End of one JSON value starting at `i` (just past it), or NO. `depth` is the depth of the container holding it. */
-function requestValue(text: string, i: number, depth: number, maxDepth: number): number {
-  if (i >= text.length) return NO;
-  const c = text.charCodeAt(i);
-  if (c === QUOTE) return stringEnd(text, i + 1);
-  if (c === OPEN_OBJECT) return depth + 1 > maxDepth ? NO : requestObjectEnd(text, i + 1, depth + 1, maxDepth);
-  if (c === OPEN_ARRAY) return depth + 1 > maxDepth ? NO : requestArrayEnd(text, i + 1, depth + 1, maxDepth);
-  if (c === MINUS || (c >= ZERO && c <= NINE)) return numberEnd(text, i);
-  if (c === 0x74 /* t */) return text.startsWith('true', i) ? i + 4 : NO;
-  if (c === 0x66 /* f */) return text.startsWith('false', i) ? i + 5 : NO;
-  if (c === 0x6e /* n */) return text.startsWith('null', i) ? i + 4 : NO;
-  return NO;
-}
-
-/** An object at `depth` (1 for the top level; at most MAX_RECOGNIZED_DEPTH): its names plain, none special, none twice. */
-function requestObjectEnd(text: string, i: number, depth: number, maxDepth: number): number {
-  const n = text.length;
-  const base = (depth - 1) * MAX_RECOGNIZED_MEMBERS;
-  let count = 0;
-  i = skipSpace(text, i);
-  if (i < n && text.charCodeAt(i) === CLOSE_OBJECT) return i + 1;
-  for (;;) {
-    if (i >= n || text.charCodeAt(i) !== QUOTE || count === MAX_RECOGNIZED_MEMBERS) return NO;
-    const start = i + 1;
-    const end = plainKeyEnd(text, start);
-    if (end === NO) return NO;
-    const length = end - start;
-    if (specialName(text, start, length)) return NO;
-    for (let k = base; k < base + count; k++) {
-      if (nameLengths[k] === length && sameChars(text, nameStarts[k]!, start, length)) return NO;
-    }
-    nameStarts[base + count] = start;
-    nameLengths[base + count] = length;
-    count++;
-    i = skipSpace(text, end + 1);
-    if (i >= n || text.charCodeAt(i) !== COLON) return NO;
-    const valueEnd = requestValue(text, skipSpace(text, i + 1), depth, maxDepth);
-    if (valueEnd === NO) return NO;
-    i = skipSpace(text, valueEnd);
-    if (i >= n) return NO;
-    const c = text.charCodeAt(i);
-    if (c === CLOSE_OBJECT) return i + 1;
-    if (c !== COMMA) return NO;
-    i = skipSpace(text, i + 1);
-  }
-}
-
-function requestArrayEnd(text: string, i: number, depth: number, maxDepth: number): number {
-  const n = text.length;
-  i = skipSpace(text, i);
-  if (i < n && text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
-  for (;;) {
-    const end = requestValue(text, i, depth, maxDepth);
-    if (end === NO) return NO;
-    i = skipSpace(text, end);
-    if (i >= n) return NO;
-    const c = text.charCodeAt(i);
-    if (c === CLOSE_ARRAY) return i + 1;
-    if (c !== COMMA) return NO;
-    i = skipSpace(text, i + 1);
   }
 }
 
