@@ -15,7 +15,7 @@ import type { CallerGeneration } from '../envelope/codes.js';
 import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
-import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
+import { callerHeadersOf } from './call-runner.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream, type StreamOutcome, type StreamRelayOptions } from '../stream/relay.js';
@@ -75,13 +75,8 @@ export async function streamCall(
     abort.stopHeaders();
     recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
     log.upstreamStatus = res.statusCode;
-    responseHeaders = filterUpstreamResponseHeaders(res.headers);
+    responseHeaders = callerHeadersOf(res, runtime, log);
     const redactor = runtime.redactor();
-    if (redactor) {
-      const kept = redactor.headers(responseHeaders);
-      responseHeaders = kept.headers;
-      if (kept.count > 0) log.redactions = kept.count;
-    }
     const stream = res.stream;
     if (stream === undefined) {
       // No stream started upstream: the caller gets the one envelope, as from a unary call.

@@ -9,7 +9,7 @@ import type { MethodInfo } from '../a2a/methods.js';
 import type { CallerGeneration } from '../envelope/codes.js';
 import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
-import { filterUpstreamResponseHeaders } from '../policy/header-policy.js';
+import { callerHeadersOf } from './call-runner.js';
 import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
@@ -84,13 +84,8 @@ export async function unaryCall(
       abort.stopHeaders();
       recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
       log.upstreamStatus = res.statusCode;
-      responseHeaders = filterUpstreamResponseHeaders(res.headers);
+      responseHeaders = callerHeadersOf(res, runtime, log);
       const redactor = runtime.redactor();
-      if (redactor) {
-        const kept = redactor.headers(responseHeaders);
-        responseHeaders = kept.headers;
-        if (kept.count > 0) log.redactions = kept.count;
-      }
       // Usually the body came with the head: no promise, no tick.
       const body = readUpstreamBody(res);
       const read = body instanceof Promise ? await body : body;
