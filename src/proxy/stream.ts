@@ -12,22 +12,21 @@ import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import { checkResult as checkMethodResult } from '../a2a/result-validate.js';
 import type { CallerGeneration } from '../envelope/codes.js';
-import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
+import type { Normalized } from '../envelope/normalize.js';
 import type { Redactor } from '../envelope/redact.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { callerHeadersOf } from './call-runner.js';
-import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { isEventStream, relayStream, type StreamOutcome, type StreamRelayOptions } from '../stream/relay.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, traceStreamEnd, traceStreamEvent, traceStreamStart, tracedAttempt } from '../telemetry/call-trace.js';
 import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
-import { classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { classifyTransportError } from '../upstream/errors.js';
 import { sendExchange, type StreamSource, type UpstreamResponse } from '../upstream/exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { finishCall, recordRelayedStream, recordUpstreamDuration, sendEnvelope } from './reply.js';
-import { limitReply } from './limits.js';
+import { failedCallReply } from './limits.js';
 import { normalizeUpstreamReply, readUpstreamBody } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, errorAsEventStream, reportDropped, translateResult, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
@@ -95,17 +94,10 @@ export async function streamCall(
       verdict = breakerVerdict(res.statusCode, ended);
     }
   } catch (err) {
-    if (err instanceof LimitError) {
-      const limited = limitReply(call.id, remote.name, err, caller);
-      normalized = limited.normalized;
-      responseHeaders = limited.headers;
-    } else {
-      const reason = classifyTransportError(err);
-      if (reason === 'GATEWAY_ERROR') onInternalError(err);
-      else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream stream call failed');
-      verdict = breakerVerdict(undefined, reason);
-      normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
-    }
+    const failed = failedCallReply(err, { id: call.id, remote: remote.name, caller, requestId: request.id }, { log: request.log, onInternalError, what: 'upstream stream call failed' });
+    normalized = failed.normalized;
+    if (failed.headers) responseHeaders = failed.headers;
+    if (failed.verdict) verdict = failed.verdict;
   } finally {
     // A stream head the relay never took (something failed in between) must not hold its socket paused.
     upstreamRes?.stream?.destroy();

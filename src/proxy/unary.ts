@@ -7,21 +7,20 @@ import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
 import type { CallerGeneration } from '../envelope/codes.js';
-import { failureEnvelope, type Normalized } from '../envelope/normalize.js';
+import type { Normalized } from '../envelope/normalize.js';
 import type { CallerRequest } from '../jsonrpc/caller-request.js';
 import { callerHeadersOf } from './call-runner.js';
-import { LimitError } from '../policy/limit-error.js';
 import type { RemoteRuntime } from '../policy/remote-runtime.js';
 import { withRetries } from '../policy/retry.js';
 import { reportInternalError } from '../telemetry/internal-error.js';
 import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
 import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
-import { classifyTransportError, describeForLog } from '../upstream/errors.js';
+import { classifyTransportError } from '../upstream/errors.js';
 import { sendUnary } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { recordUpstreamDuration, sendEnvelope } from './reply.js';
-import { limitReply } from './limits.js';
+import { failedCallReply } from './limits.js';
 import { RETRYABLE, normalizeUpstreamReply, readUpstreamBody, type ResultRewrite } from './upstream-reply.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } from './version-bridge.js';
@@ -94,17 +93,10 @@ export async function unaryCall(
       if (normalized.redactions) log.redactions = (log.redactions ?? 0) + normalized.redactions;
       verdict = breakerVerdict(res.statusCode, normalized.outcome);
     } catch (err) {
-      if (err instanceof LimitError) {
-        const limited = limitReply(call.id, remote.name, err, caller);
-        normalized = limited.normalized;
-        responseHeaders = limited.headers;
-      } else {
-        const reason = classifyTransportError(err);
-        if (reason === 'GATEWAY_ERROR') onInternalError(err);
-        else request.log.debug({ requestId: request.id, err: describeForLog(err) }, 'upstream call failed');
-        normalized = failureEnvelope(call.id, reason, { remote: remote.name, caller });
-        verdict = breakerVerdict(undefined, reason);
-      }
+      const failed = failedCallReply(err, { id: call.id, remote: remote.name, caller, requestId: request.id }, { log: request.log, onInternalError, what: 'upstream call failed' });
+      normalized = failed.normalized;
+      if (failed.headers) responseHeaders = failed.headers;
+      if (failed.verdict) verdict = failed.verdict;
     }
     // The caller's answer first; then the call gives back what it held and feeds the breaker: no part of the latency a
     // caller waits for.
