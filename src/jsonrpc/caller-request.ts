@@ -22,7 +22,7 @@ export interface CallerRequest {
   readonly raw: Buffer;
   readonly params?: unknown;
   /**
-   * The params' JSON text, when the request was read in one pass (request-recognizer.ts): every member name in it
+   * The params' JSON text, when the request was read in one pass (recognizeCallerRequest, envelope/json-recognizers.ts): every member name in it
    * is then written without escapes, so a name the text does not contain (quoted) is no member anywhere in it.
    */
   readonly paramsJson?: string | undefined;

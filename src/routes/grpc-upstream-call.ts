@@ -24,6 +24,7 @@ import type { ErrorOutcome } from '../core/outcome.js';
 import type { StreamCaller, StreamRun } from '../proxy/stream-runner.js';
 import type { CallLog, CardInterfaces, GatewayContext } from '../proxy/context.js';
 import { KEEP_ALIVE_COMMENT, callerGone, openEventStream, writeText } from '../stream/sse-writer.js';
+import type { CardInterface } from './remote-card-interfaces.js';
 
 /** Whether `caller`'s call to `remote` goes over gRPC (see the file comment); synchronous unless the card must be asked for. */
 export function grpcUpstreamWanted(ctx: GatewayContext, remote: RemoteConfig, caller: Binding): boolean | Promise<boolean> {
@@ -33,8 +34,6 @@ export function grpcUpstreamWanted(ctx: GatewayContext, remote: RemoteConfig, ca
   if (interfaces instanceof Promise) return interfaces.then((known) => grpcFirstInCard(known, remote), () => false);
   return grpcFirstInCard(interfaces, remote);
 }
-
-type CardInterface = NonNullable<CardInterfaces>[number];
 
 /** The verdict for the interfaces last read for each remote config (the same array while the cache keeps the card). */
 const grpcVerdicts = new WeakMap<RemoteConfig, { readonly interfaces: readonly CardInterface[]; readonly grpc: boolean }>();

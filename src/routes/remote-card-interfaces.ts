@@ -13,10 +13,8 @@ import type { RemoteConfig } from '../config/schema.js';
 import type { CardInterfaces } from '../proxy/context.js';
 import { cardCacheKey } from './agent-card.js';
 
-export interface CardInterface {
-  readonly binding: string;
-  readonly url: string;
-}
+/** One interface of a card: its binding and url (the shape the call path reads, proxy/context.ts). */
+export type CardInterface = NonNullable<CardInterfaces>[number];
 
 const CARD_VERSION = '1.0';
 

@@ -29,7 +29,7 @@ export type UpstreamChoice = { readonly ok: true; readonly target: UpstreamTarge
 /** The fixed choices, one object per remote config (not rebuilt per call). */
 const fixedTargets = new WeakMap<RemoteConfig, { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice }>();
 /** The choice `auto` made from a card's interfaces, kept while the cache hands out the same card. */
-const cardTargets = new WeakMap<RemoteConfig, { readonly interfaces: CardInterfaces; readonly choice: UpstreamChoice }>();
+const cardTargets = new WeakMap<RemoteConfig, { readonly interfaces: readonly CardInterface[]; readonly choice: UpstreamChoice }>();
 
 function fixedFor(remote: RemoteConfig): { readonly rest: UpstreamChoice; readonly jsonrpc: UpstreamChoice } {
   let fixed = fixedTargets.get(remote);
