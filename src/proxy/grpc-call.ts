@@ -29,7 +29,7 @@ import { CallAbort } from '../upstream/call-abort.js';
 import { CallAborted, RETRYABLE, classifyTransportError } from '../upstream/errors.js';
 import { withRetries } from '../policy/retry.js';
 import { redactOutcome } from '../core/redact-outcome.js';
-import type { CallLog, GatewayContext } from './context.js';
+import { CallLog, type GatewayContext } from './context.js';
 import type { StreamTelemetry } from '../telemetry/tracing.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from './push-call.js';
 import { beginA2ACallTrace } from '../telemetry/call-trace.js';
@@ -109,14 +109,8 @@ export interface GrpcCallHandler extends CallHandler {
 
 /** The per-call log record of a gRPC caller's call (also started by the transcoder, routes/grpc-transcode.ts). */
 export function newGrpcCallLog(ctx: GatewayContext, call: A2ACall, info: RequestInfo | undefined): CallLog {
-  return {
-    remote: ctx.config().remotes.has(call.remote) ? call.remote : 'unknown',
-    binding: 'grpc',
-    method: call.operation.name,
-    outcome: 'ok',
-    bytesIn: info?.requestBytes ?? Buffer.byteLength(call.paramsJson),
-    bytesOut: 0,
-  };
+  const remote = ctx.config().remotes.has(call.remote) ? call.remote : 'unknown';
+  return new CallLog(remote, 'ok', info?.requestBytes ?? Buffer.byteLength(call.paramsJson), 'grpc', call.operation.name);
 }
 
 export function createGrpcCallHandler(opts: GrpcCallOptions): GrpcCallHandler {

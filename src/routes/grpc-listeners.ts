@@ -17,7 +17,7 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { startGrpcListener, type GrpcListener, type GrpcListenerOptions } from '../bindings/grpc/server.js';
 import { formatGrpcTarget } from '../bindings/grpc/target.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
-import type { GatewayContext } from '../proxy/context.js';
+import { CallLog, type GatewayContext } from '../proxy/context.js';
 import { recordCallLine } from '../proxy/reply.js';
 import { shedding } from './load-shed.js';
 
@@ -113,7 +113,7 @@ export class GrpcListeners {
       refuseAll: () => (ctx.shutdown.aborted ? gatewayFailure('GATEWAY_SHUTDOWN', '') : shedding(ctx) ? gatewayFailure('GATEWAY_OVERLOADED', '') : undefined),
       onRefused: ({ remote, operation, outcome, requestBytes }) => {
         const known = remote !== undefined && ctx.config().remotes.has(remote) ? remote : 'unknown';
-        const log = { remote: known, binding: 'grpc' as const, method: operation.name, outcome: outcome.reason, bytesIn: requestBytes, bytesOut: 0 };
+        const log = new CallLog(known, outcome.reason, requestBytes, 'grpc', operation.name);
         recordCallLine(ctx, logger, randomUUID(), log, performance.now());
       },
     };

@@ -20,7 +20,7 @@ import { runUnary, type RunnerEnv, type RunResult } from '../proxy/call-runner.j
 import type { ErrorOutcome, Outcome } from '../core/outcome.js';
 import { runStream } from '../proxy/stream-runner.js';
 import { buildUpstreamHeaders } from '../policy/header-policy.js';
-import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { CallLog, type GatewayContext } from '../proxy/context.js';
 import { pushOutcomeRewrite, rewritePushA2ACall } from '../proxy/push-call.js';
 import { finishCall } from '../proxy/reply.js';
 import { beginCallTrace, callTraceOf, endCallTraceWith, traceCall } from '../telemetry/call-trace.js';
@@ -79,7 +79,7 @@ export function earlyReason(err: Error & { code?: string; statusCode?: number },
 export function refuseRest(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
-  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  const log = new CallLog(remote ?? 'unknown', reason, 0);
   const error = gatewayErrorOutcome(reason, { remote, headers });
   const started = performance.now();
   beginCallTrace(ctx.telemetry, request, reply, log.remote, started, 'http+json');
@@ -95,7 +95,7 @@ export async function handleRestCall(request: CallRequest, reply: CallReply, opt
   const remote = ctx.config().remotes.get(name);
   const runtime = ctx.runtime(name);
   const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-  const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: body?.length ?? 0, bytesOut: 0, binding: 'http+json' };
+  const log = new CallLog(remote ? name : 'unknown', 'ok', body?.length ?? 0, 'http+json');
   const refuse = (error: ErrorOutcome, generation: '0.3' | '1.0' = '1.0') => {
     log.outcome = error.reason;
     // Idempotent: a refusal before the call was understood gets its span here.

@@ -14,7 +14,7 @@ import { checkCallerRequest } from '../jsonrpc/caller-request.js';
 import { callerGeneration, isJsonContentType } from '../jsonrpc/caller-headers.js';
 import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
-import type { CallLog, GatewayContext } from '../proxy/context.js';
+import { CallLog, type GatewayContext } from '../proxy/context.js';
 import { pushResultRewrite, rewritePushCall } from '../proxy/push-call.js';
 import { sendEnvelope } from '../proxy/reply.js';
 import { streamCall } from '../proxy/stream.js';
@@ -106,7 +106,7 @@ export function earlyFailure(ctx: GatewayContext, err: Error & { code?: string; 
 export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: CallRequest, reply: CallReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
-  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  const log = new CallLog(remote ?? 'unknown', reason, 0);
   const caller = callerGeneration(undefined, request.headers['a2a-version']);
   const started = performance.now();
   beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
@@ -117,7 +117,7 @@ export function refuseCall(ctx: GatewayContext, mount: RemoteMount, request: Cal
 export function refuseJsonRpc(ctx: GatewayContext, mount: RemoteMount, request: FastifyRequest, reply: FastifyReply, reason: Reason, headers: Record<string, string> = {}): void {
   const name = mount.remoteName(request);
   const remote = name !== undefined && ctx.config().remotes.has(name) ? name : undefined;
-  const log: CallLog = { remote: remote ?? 'unknown', outcome: reason, bytesIn: 0, bytesOut: 0 };
+  const log = new CallLog(remote ?? 'unknown', reason, 0);
   const caller = callerGeneration(undefined, request.headers['a2a-version']);
   sendEnvelope(ctx, reply, failureEnvelope(null, reason, { remote, caller }), log, performance.now(), headers);
 }
@@ -129,7 +129,7 @@ export function refuseJsonRpc(ctx: GatewayContext, mount: RemoteMount, request: 
 export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (check(request.headers.authorization)) return undefined;
-    const log: CallLog = { remote: 'unknown', outcome: 'UNAUTHENTICATED', bytesIn: 0, bytesOut: 0 };
+    const log = new CallLog('unknown', 'UNAUTHENTICATED', 0);
     const headers = { 'www-authenticate': 'Bearer realm="a2a-egress"' };
     const started = performance.now();
     beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
@@ -146,7 +146,7 @@ export async function handleCall(request: CallRequest, reply: CallReply, mount: 
   const remote = ctx.config().remotes.get(name);
   const runtime = ctx.runtime(name);
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const log: CallLog = { remote: remote ? name : 'unknown', outcome: 'ok', bytesIn: raw.length, bytesOut: 0 };
+  const log = new CallLog(remote ? name : 'unknown', 'ok', raw.length);
   beginCallTrace(ctx.telemetry, request, reply, log.remote, started);
 
   const checked = checkCallerRequest(raw, remote?.limits.maxRequestBytes ?? raw.length);

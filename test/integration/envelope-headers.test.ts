@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { failureEnvelope } from '../../src/envelope/normalize.js';
 import { DirectReply, DirectRequest } from '../../src/jsonrpc/call-io.js';
-import type { CallLog, GatewayContext } from '../../src/proxy/context.js';
+import { CallLog, type GatewayContext } from '../../src/proxy/context.js';
 import { sendEnvelope } from '../../src/proxy/reply.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { GatewayMetrics } from '../../src/telemetry/metrics.js';
@@ -31,7 +31,7 @@ drained.abort();
 const ctxFor = (closing: boolean) =>
   ({ metrics: new GatewayMetrics(false), drainEnd: closing ? drained.signal : new AbortController().signal }) as unknown as GatewayContext;
 const ctx = { open: ctxFor(false), closing: ctxFor(true) };
-const log = (): CallLog => ({ remote: 'r', outcome: 'ok', bytesIn: 0, bytesOut: 0 });
+const log = (): CallLog => new CallLog('r', 'ok', 0);
 const envelope = failureEnvelope('id-1', 'UPSTREAM_TIMEOUT', { remote: 'r', caller: '0.3' });
 
 // The case travels in the request body; each server answers it through one of sendEnvelope's two branches.
