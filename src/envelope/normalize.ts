@@ -169,8 +169,10 @@ function plainResultBytes(body: Buffer, callerId: JsonRpcId, policy: NormalizePo
   if (!found) return undefined;
   if (found.idStart !== -1 && !plainIdPasses(view, found.idStart, found.idEnd)) return undefined;
   const head = resultEnvelopeHead(callerId);
-  // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the view.
-  const headBytes = NON_ASCII.test(head) ? Buffer.from(head).toString('latin1') : head;
+  // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the view. Only a string id
+  // can hold a character past ASCII, and the id is what is tested: the head is a fresh concatenation, which the
+  // regular expression would first have to flatten, through the runtime.
+  const headBytes = typeof callerId === 'string' && NON_ASCII.test(callerId) ? Buffer.from(head).toString('latin1') : head;
   return new WireSuccess(`${headBytes}${view.slice(found.resultStart, found.resultEnd)}}`, headBytes.length);
 }
 

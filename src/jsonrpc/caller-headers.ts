@@ -15,7 +15,9 @@ import type { CallerGeneration } from '../envelope/codes.js';
 export function isJsonContentType(header: string | string[] | undefined): boolean {
   if (header === undefined) return true;
   const value = Array.isArray(header) ? header.join(',') : header;
-  return value.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+  // The media type is what comes before any parameter (indexOf and slice rather than split: no array per call).
+  const end = value.indexOf(';');
+  return (end === -1 ? value : value.slice(0, end)).trim().toLowerCase() === 'application/json';
 }
 
 const VERSION = /^\s*(\d{1,3})\.(\d{1,3})\s*$/;

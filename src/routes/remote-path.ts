@@ -11,6 +11,8 @@ const SAFE_SEGMENT = /^[A-Za-z0-9_~:@!$&'()*+,;=.-]+$/;
 export function upstreamPath(base: URL, rawSuffix: string): string | undefined {
   const queryAt = rawSuffix.indexOf('?');
   const suffix = queryAt === -1 ? rawSuffix : rawSuffix.slice(0, queryAt);
+  // The usual call names the remote's base URL itself: nothing to split.
+  if (suffix === '' || suffix === '/') return base.pathname + base.search;
   const segments = suffix.split('/').filter((s) => s !== '');
   for (const segment of segments) {
     if (segment === '.' || segment === '..' || !SAFE_SEGMENT.test(segment)) return undefined;
