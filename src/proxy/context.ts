@@ -47,12 +47,12 @@ export interface GatewayContext {
 /**
  * One line per call: what the log and the metrics record.
  *
- * A class whose constructor sets every member, always in the same order, so that every call's record shares one
- * hidden class from its first line on. Built as an object literal and given members as the call went, each record
- * had a V8 map of its own (no transitions are kept from the literal's detached map), and each store of an outcome,
- * a byte count or an attempt went through the runtime to generalize that private map: three map generalizations
- * per call (`node --trace-generalization`), and megamorphic property access wherever a record is read. Members left
- * undefined stay out of the log line (JSON leaves them out).
+ * A class whose constructor sets every member, always in the same order: every call's record has the one fixed
+ * shape from its first line on, instead of an object literal given members as the call goes (a new hidden class per
+ * member added, in an order that depends on the path taken). Measured: with the literal, `node --trace-generalization`
+ * showed three field generalizations of the record's map per call (outcome, bytesOut, attempts), none with the class;
+ * in an untraced on-CPU profile neither build spent measurable time there, so this is about a stable shape, not a
+ * measured speed-up. Members left undefined stay out of the log line (JSON leaves them out).
  */
 export class CallLog {
   remote: string;
