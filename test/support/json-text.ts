@@ -6,14 +6,14 @@
 import fc from 'fast-check';
 import { hostileTextArb } from './envelope-invariants.js';
 
-export const nameArb = fc.oneof(
+const nameArb = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('message', 'messageId', 'role', 'parts', 'kind', 'text', 'metadata', 'configuration', 'id', 'taskId') },
   { weight: 2, arbitrary: fc.string({ maxLength: 6 }) },
   { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'é', '😀', 'a"b', 'a\\b', 'tab\t', '') },
 );
 
 /** How a member name is written: mostly plain, as clients write them. */
-export const howArb = fc.constantFrom<'plain' | 'escaped' | 'unicode'>('plain', 'plain', 'plain', 'plain', 'escaped', 'unicode');
+const howArb = fc.constantFrom<'plain' | 'escaped' | 'unicode'>('plain', 'plain', 'plain', 'plain', 'escaped', 'unicode');
 
 /** A JSON value written by hand: members may repeat, names may be escaped, spacing varies. */
 export const writtenValueArb: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
@@ -26,7 +26,7 @@ export const writtenValueArb: fc.Arbitrary<string> = fc.letrec<{ value: string; 
     tie('array'),
   ),
   object: fc
-    .tuple(fc.array(fc.tuple(nameArb, fc.constantFrom('plain', 'escaped', 'unicode'), tie('value')), { maxLength: 5 }), fc.boolean(), fc.constantFrom('', ' ', '\n  '))
+    .tuple(fc.array(fc.tuple(nameArb, howArb, tie('value')), { maxLength: 5 }), fc.boolean(), fc.constantFrom('', ' ', '\n  '))
     .map(([members, repeat, space]) => {
       const written = members.map(([name, how, value]) => `${space}${writeName(name, how)}${space}:${space}${value}`);
       if (repeat && written.length > 0) written.push(written[0]!);
@@ -35,11 +35,10 @@ export const writtenValueArb: fc.Arbitrary<string> = fc.letrec<{ value: string; 
   array: fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
 })).value;
 
-export function writeName(name: string, how: 'plain' | 'escaped' | 'unicode'): string {
+function writeName(name: string, how: 'plain' | 'escaped' | 'unicode'): string {
   const json = JSON.stringify(name);
   if (how === 'plain' || name === '') return json;
   // The first character escaped: `\u0065` for e, or an escape JSON allows for it anyway.
   const first = name.charCodeAt(0).toString(16).padStart(4, '0');
   return how === 'unicode' ? `"\\u${first}${json.slice(1 + (json[1] === '\\' ? 2 : 1))}` : json;
 }
-
