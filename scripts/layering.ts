@@ -187,7 +187,7 @@ export function describeCycle(graph: FolderGraph, cycle: string[]): string {
  * higher row. A new folder under src/ has to be placed here, which is the point.
  */
 export const LAYERS: readonly (readonly string[])[] = [
-  ['envelope', 'http', 'version.ts'], // facts and text rules that know nothing of the gateway
+  ['envelope', 'http', 'v8', 'version.ts'], // facts, text rules and V8 workarounds that know nothing of the gateway
   ['a2a'], // the protocol: operations, method catalogue, card schemas, rewrite and cache, version bridge
   ['config'], // the schema of every setting, its defaults, the section checks that need nothing above
   ['jsonrpc', 'stream', 'core', 'policy', 'telemetry', 'upstream'], // the parts a call is made of

@@ -39,6 +39,7 @@ import { GatewayMetrics } from './telemetry/metrics.js';
 import { BufferBudget } from './upstream/buffer-budget.js';
 import { UpstreamPools, type PoolOptions } from './upstream/pools.js';
 import { VERSION } from './version.js';
+import { keepTickObjectMaps } from './v8/tick-object-maps.js';
 
 export interface GatewayOptions {
   readonly logger?: Logger;
@@ -89,6 +90,8 @@ export interface Gateway {
 const DRAIN_GRACE_MS = 500;
 
 export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  // For embedders too: the process's nextTick stays on fast code (v8/tick-object-maps.ts).
+  keepTickObjectMaps();
   const logger = options.logger ?? createLogger(initial.server.logLevel);
   const metrics = new GatewayMetrics(options.processMetrics ?? true);
   const shutdown = new AbortController();
