@@ -35,9 +35,16 @@ export function buildGateway(): { ok: boolean; output: string } {
  */
 export const PEER_NODE_FLAGS: readonly string[] = [YOUNG_GENERATION_FLAG];
 
+/**
+ * Loaded first into every bench script's process, as the gateway loads it first (src/v8/tick-object-maps.ts): without
+ * it a process's nextTick runs fast or slow by the luck of its garbage collector's timing (the dispatch hop lost 3.4
+ * µs per call to it in one profile of 2026-12-06, none in others), so peers would differ by luck, not by their code.
+ */
+const KEEP_TICK_OBJECT = join(ROOT, 'src/v8/tick-object-maps.ts');
+
 /** Starts a bench script that prints `{"port":N}` on its first stdout line. */
 async function startScript(name: string, script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', '--import', KEEP_TICK_OBJECT, join(ROOT, script), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
