@@ -8,7 +8,6 @@
  * GATEWAY_SHUTDOWN once the gateway drains. Listen addresses are read at
  * start-up only (config/reload.ts RESTART_KEYS).
  */
-import { randomUUID } from 'node:crypto';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { GatewayConfig, GrpcServerConfig } from '../config/schema.js';
@@ -17,6 +16,7 @@ import { gatewayFailure } from '../bindings/grpc/response-reader.js';
 import { startGrpcListener, type GrpcListener, type GrpcListenerOptions } from '../bindings/grpc/server.js';
 import { formatGrpcTarget } from '../bindings/grpc/target.js';
 import type { CallerCheck } from '../policy/caller-auth.js';
+import { newRequestId } from '../policy/request-id.js';
 import { CallLog, type GatewayContext } from '../proxy/context.js';
 import { recordCallLine } from '../proxy/reply.js';
 import { shedding } from './load-shed.js';
@@ -114,7 +114,7 @@ export class GrpcListeners {
       onRefused: ({ remote, operation, outcome, requestBytes }) => {
         const known = remote !== undefined && ctx.config().remotes.has(remote) ? remote : 'unknown';
         const log = new CallLog(known, outcome.reason, requestBytes, 'grpc', operation.name);
-        recordCallLine(ctx, logger, randomUUID(), log, performance.now());
+        recordCallLine(ctx, logger, newRequestId(), log, performance.now());
       },
     };
   }

@@ -3,13 +3,12 @@
  * become an A2ACall; an Outcome becomes a response message or a gRPC status
  * with `grpc-status-details-bin`. Pure apart from grpc-js's Metadata class.
  */
-import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import type { Operation } from '../../a2a/operations.js';
 import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome, ResultOutcome } from '../../core/outcome.js';
-import { requestIdOf } from '../../policy/request-id.js';
+import { newRequestId, requestIdOf } from '../../policy/request-id.js';
 import { serviceParamsFromMetadata, type MetadataMap } from './metadata.js';
 import { binaryToJson, jsonToBinary, ProtoConversionError } from './proto-json.js';
 import { gatewayFailure } from './response-reader.js';
@@ -39,7 +38,7 @@ export function buildCall(op: Operation, remote: string, request: Buffer, metada
   const params = decoded.value as Record<string, unknown>;
   // The caller's x-request-id metadata when it is short and plain (as on the HTTP paths), so one id follows the call.
   const given = metadata.get('x-request-id');
-  const requestId = given.length === 1 && typeof given[0] === 'string' ? requestIdOf(given[0]) : (opts.newRequestId?.() ?? randomUUID());
+  const requestId = given.length === 1 && typeof given[0] === 'string' ? requestIdOf(given[0]) : (opts.newRequestId?.() ?? newRequestId());
   const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
   return {
     remote,
