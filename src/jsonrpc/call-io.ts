@@ -68,7 +68,7 @@ export class DirectReply {
     for (const name of Object.keys(headers)) putHeader(list, name.toLowerCase(), headers[name]!);
     if (body !== undefined) {
       const type = list.indexOf('content-type');
-      if (type !== -1 && JSON_WITHOUT_CHARSET.test(list[type + 1]!)) list[type + 1] += '; charset=utf-8';
+      if (type !== -1 && JSON_WITHOUT_CHARSET.test(list[type + 1]!)) list[type + 1] = withCharset(list[type + 1]!);
       putHeader(list, 'content-length', String(byteLength));
     } else if (status !== 204 && status !== 304) putHeader(list, 'content-length', '0');
     this.raw.writeHead(status, list);
@@ -79,6 +79,22 @@ export class DirectReply {
 
 // The content types the gateway writes itself (bindings/http-json/caller-reply.ts): a bare media type naming json.
 const JSON_WITHOUT_CHARSET = /^[a-z]+\/[a-z0-9.+-]*json[a-z0-9.+-]*$/;
+
+/**
+ * `type` with `; charset=utf-8`, the same string for every reply of that type: a concatenation made per reply is a
+ * string V8 has to flatten, through its runtime, when Node checks the header value (about 0.25 µs of each HTTP+JSON
+ * call under perf); a kept one is flattened once. The gateway writes a handful of types; more are not kept.
+ */
+function withCharset(type: string): string {
+  let value = typesWithCharset.get(type);
+  if (value === undefined) {
+    value = `${type}; charset=utf-8`;
+    if (typesWithCharset.size < MAX_KEPT_TYPES) typesWithCharset.set(type, value);
+  }
+  return value;
+}
+const typesWithCharset = new Map<string, string>();
+const MAX_KEPT_TYPES = 16;
 
 /** Sets `name` in a [name, value, ...] list: in its place when present, else at the end. */
 export function putHeader(headers: string[], name: string, value: string): void {

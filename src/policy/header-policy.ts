@@ -58,15 +58,47 @@ export function isForwardableHeaderName(name: string): boolean {
   return isHeaderToken(lower) && !NEVER_FORWARDED.has(lower);
 }
 
-/** Header names the `connection` header declares hop-by-hop for this message. */
-export function connectionListedHeaders(connection: string | string[] | undefined): Set<string> {
-  const listed = new Set<string>();
-  if (connection === undefined) return listed;
-  for (const part of joinValues(connection, ',').split(',')) {
-    const name = part.trim().toLowerCase();
-    if (name !== '') listed.add(name);
+/**
+ * Whether the `connection` header declares `name` (lower case) hop-by-hop for this message: a comma-separated list
+ * of names, compared without case, each trimmed of whitespace as String#trim trims it. Read in place: most calls
+ * carry `Connection: keep-alive` and ask this once or twice, so no list or Set of names is built for them.
+ */
+export function connectionLists(connection: string | string[] | undefined, name: string): boolean {
+  if (connection === undefined) return false;
+  if (typeof connection !== 'string') return connection.some((value) => connectionLists(value, name));
+  const n = connection.length;
+  for (let start = 0; start <= n; ) {
+    let end = connection.indexOf(',', start);
+    if (end === -1) end = n;
+    let from = start;
+    let to = end;
+    while (from < to && isTrimmedSpace(connection.charCodeAt(from))) from++;
+    while (to > from && isTrimmedSpace(connection.charCodeAt(to - 1))) to--;
+    if (to - from === name.length && equalsLowerCase(connection, from, name)) return true;
+    start = end + 1;
   }
-  return listed;
+  return false;
+}
+
+/** What String#trim removes (ECMAScript WhiteSpace and LineTerminator). */
+function isTrimmedSpace(code: number): boolean {
+  if (code <= 0xa0) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || code === 0xa0;
+  return code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
+/**
+ * Whether `text` from `at`, lower-cased, is `lower` (a lower-case ASCII header name), as `toLowerCase()` would
+ * compare them: ASCII capitals and the Kelvin sign (U+212A, which lower-cases to "k") are the only characters that
+ * lower-case into ASCII one for one (U+0130 becomes two characters, one of them not ASCII).
+ */
+function equalsLowerCase(text: string, at: number, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    let code = text.charCodeAt(at + i);
+    if (code >= 0x41 && code <= 0x5a) code += 0x20;
+    else if (code === 0x212a) code = 0x6b;
+    if (code !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 export interface UpstreamHeaderOptions {
@@ -96,9 +128,6 @@ export function buildUpstreamHeaders(
   opts: UpstreamHeaderOptions,
 ): Record<string, string> {
   const allowed = allowedSetFor(opts.forwardHeaders);
-  // Read only once a header is allowed at all: most calls carry none, and a Connection header (keep-alive) on each.
-  let connectionListed: Set<string> | undefined;
-
   const out: Record<string, string> = {};
   // Own names only (never an inherited one), without Object.entries' array per header.
   for (const rawName of Object.keys(callerHeaders)) {
@@ -106,8 +135,7 @@ export function buildUpstreamHeaders(
     if (rawValue === undefined) continue;
     const name = rawName.toLowerCase();
     if (!allowed.has(name)) continue;
-    connectionListed ??= connectionListedHeaders(callerHeaders.connection);
-    if (connectionListed.has(name)) continue;
+    if (connectionLists(callerHeaders.connection, name)) continue;
     const value = joinValues(rawValue, name === 'cookie' ? '; ' : ', ');
     if (value.length > MAX_FORWARDED_VALUE_LENGTH || INVALID_VALUE_CHAR.test(value)) continue;
     out[name] = value;

@@ -1,4 +1,5 @@
 import t from 'tap';
+import fc from 'fast-check';
 import { OPERATION_LIST, OPERATIONS, type OperationName } from '../../src/a2a/operations.js';
 import { decodeSegment, encodeSegment, isSegmentValue, MAX_PATH_CHARS, MAX_SEGMENT_BYTES, MAX_SEGMENTS, splitRawPath } from '../../src/bindings/http-json/path-segments.js';
 import { buildRoutePath, matchRoute, pathParamNames } from '../../src/bindings/http-json/routes.js';
@@ -160,4 +161,31 @@ t.test('segment helpers agree with each other', async (t) => {
     t.equal(decodeSegment(encodeSegment(v)), v, v);
   }
   for (const v of ['', '.', '..', 'a/b', 'a\\b', '50%', 'a\u0000', '\ud800', 'x'.repeat(MAX_SEGMENT_BYTES + 1)]) t.notOk(isSegmentValue(v), JSON.stringify(v.slice(0, 8)));
+});
+
+/** splitRawPath's segments as String#split cut them before it cut by hand (its other checks are the same). */
+function segmentsBySplit(rawPath: string): readonly string[] | 'too many' {
+  const body = rawPath.endsWith('/') ? rawPath.slice(1, -1) : rawPath.slice(1);
+  const segments = body.split('/');
+  return segments.length > MAX_SEGMENTS ? 'too many' : segments;
+}
+
+t.test('property: a raw path is cut into the segments String#split gives', async (t) => {
+  const raw = fc
+    .array(fc.constantFrom('/', '/', 'a', 'tasks', '%2F', '.', '..', ':send', ''), { maxLength: 40 })
+    .map((pieces) => `/${pieces.join('')}`);
+  let cut = 0;
+  fc.assert(
+    fc.property(raw, (rawPath) => {
+      if (rawPath === '/') return true;
+      const expected = segmentsBySplit(rawPath);
+      const split = splitRawPath(rawPath);
+      if (expected === 'too many') return !split.ok && split.problem.startsWith('more than');
+      if (!split.ok) return split.problem !== `more than ${MAX_SEGMENTS} path segments`;
+      cut++;
+      return split.segments.length === expected.length && split.segments.every((segment, i) => segment === expected[i]);
+    }),
+    { numRuns: 3000 },
+  );
+  t.ok(cut > 300, `${cut} of 3,000 paths were valid and compared segment by segment`);
 });

@@ -25,8 +25,19 @@ export function splitRawPath(rawPath: string): SplitPath {
   if (rawPath.length > MAX_PATH_CHARS) return { ok: false, problem: `path longer than ${MAX_PATH_CHARS} characters` };
   if (rawPath === '' || rawPath === '/') return { ok: true, segments: [] };
   if (rawPath.charCodeAt(0) !== 0x2f) return { ok: false, problem: 'path does not start with "/"' };
-  const body = rawPath.endsWith('/') ? rawPath.slice(1, -1) : rawPath.slice(1);
-  const segments = body.split('/');
+  const end = rawPath.endsWith('/') ? rawPath.length - 1 : rawPath.length;
+  // Cut at each slash by hand: String#split with a string separator runs in V8's runtime (two runtime calls per call
+  // under perf), and a path has a segment or two.
+  const segments: string[] = [];
+  for (let start = 1; segments.length <= MAX_SEGMENTS; ) {
+    const slash = rawPath.indexOf('/', start);
+    if (slash === -1 || slash >= end) {
+      segments.push(rawPath.slice(start, end));
+      break;
+    }
+    segments.push(rawPath.slice(start, slash));
+    start = slash + 1;
+  }
   if (segments.length > MAX_SEGMENTS) return { ok: false, problem: `more than ${MAX_SEGMENTS} path segments` };
   for (const segment of segments) {
     if (segment === '') return { ok: false, problem: 'empty path segment' };
