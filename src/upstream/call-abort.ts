@@ -34,6 +34,10 @@ export class CallAbort {
   readonly #total = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
   readonly #headers = new Deadline(() => this.abort('UPSTREAM_TIMEOUT'));
   #drain: DrainWatch | undefined;
+  /** @internal links in its drain watch's list of calls (see DrainWatch) */
+  drainPrev: CallAbort | null = null;
+  /** @internal */
+  drainNext: CallAbort | null = null;
   #caller: CallerSide | undefined;
   readonly #onCallerClose = (): void => {
     if (this.#caller && !this.#caller.writableFinished) this.abort('CALLER_CLOSED');
@@ -97,7 +101,7 @@ export class CallAbort {
   watchDrain(drainEnd: AbortSignal): void {
     if (drainEnd.aborted) return this.abort('GATEWAY_SHUTDOWN');
     this.#drain = drainWatchOf(drainEnd);
-    this.#drain.calls.add(this);
+    this.#drain.add(this);
   }
 
   /** Aborts with CALLER_CLOSED when the caller's side closes before its reply finished. */
@@ -113,15 +117,44 @@ export class CallAbort {
     this.queues.stop(this.#headers);
     this.#caller?.off('close', this.#onCallerClose);
     this.#caller = undefined;
-    this.#drain?.calls.delete(this);
+    this.#drain?.remove(this);
     this.#drain = undefined;
     this.#target = undefined;
   }
 }
 
-/** The calls to abort when one drain signal fires: one listener on the signal for all of them. */
-interface DrainWatch {
-  readonly calls: Set<CallAbort>;
+/**
+ * The calls to abort when one drain signal fires: one listener on the signal for all of them, and the calls in a
+ * list linked through the calls themselves. A Set did the same with a hash per call and, as calls came and went, a
+ * table grown and shrunk through V8's runtime (about 0.2 µs of each call under perf).
+ */
+class DrainWatch {
+  #head: CallAbort | null = null;
+
+  constructor(signal: AbortSignal) {
+    signal.addEventListener('abort', () => this.#abortAll(), { once: true });
+  }
+
+  add(call: CallAbort): void {
+    call.drainPrev = null;
+    call.drainNext = this.#head;
+    if (this.#head !== null) this.#head.drainPrev = call;
+    this.#head = call;
+  }
+
+  remove(call: CallAbort): void {
+    if (call.drainPrev !== null) call.drainPrev.drainNext = call.drainNext;
+    else if (this.#head === call) this.#head = call.drainNext;
+    if (call.drainNext !== null) call.drainNext.drainPrev = call.drainPrev;
+    call.drainPrev = call.drainNext = null;
+  }
+
+  /** Every call still watching is aborted; each one's abort may end it (and so unlink it) at once. */
+  #abortAll(): void {
+    const calls: CallAbort[] = [];
+    for (let call = this.#head; call !== null; call = call.drainNext) calls.push(call);
+    for (const call of calls) call.abort('GATEWAY_SHUTDOWN');
+  }
 }
 
 const drainWatches = new WeakMap<AbortSignal, DrainWatch>();
@@ -129,17 +162,8 @@ const drainWatches = new WeakMap<AbortSignal, DrainWatch>();
 function drainWatchOf(signal: AbortSignal): DrainWatch {
   let watch = drainWatches.get(signal);
   if (watch === undefined) {
-    const calls = new Set<CallAbort>();
-    watch = { calls };
+    watch = new DrainWatch(signal);
     drainWatches.set(signal, watch);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const call of [...calls]) call.abort('GATEWAY_SHUTDOWN');
-        calls.clear();
-      },
-      { once: true },
-    );
   }
   return watch;
 }

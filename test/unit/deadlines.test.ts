@@ -275,6 +275,24 @@ t.test('CallAbort: the drain signal aborts every watching call with GATEWAY_SHUT
   t.equal(after.error?.reason, 'GATEWAY_SHUTDOWN', 'a call that starts after the drain ended is aborted at once');
 });
 
+t.test('CallAbort: calls that finish leave the drain list from its head, middle or end; the rest are all aborted', async (t) => {
+  const drain = new AbortController();
+  const { queues } = setup();
+  const calls = Array.from({ length: 6 }, () => new CallAbort(queues));
+  for (const call of calls) call.watchDrain(drain.signal);
+  // Watched in order, so call 5 is the list's newest end and call 0 its oldest.
+  for (const i of [0, 2, 5]) calls[i]!.finish();
+  calls[2]!.finish(); // finishing twice changes nothing
+  drain.abort();
+  t.same(calls.map((call) => call.error?.reason ?? 'running'), ['running', 'GATEWAY_SHUTDOWN', 'running', 'GATEWAY_SHUTDOWN', 'GATEWAY_SHUTDOWN', 'running']);
+  const other = new AbortController();
+  const alone = new CallAbort(queues);
+  alone.watchDrain(other.signal);
+  alone.finish();
+  other.abort();
+  t.notOk(alone.aborted, 'the only call of a drain signal, finished: the list is empty');
+});
+
 t.test('CallAbort, a stream: once the relay takes over, neither deadline fires; the caller and the drain still abort its signal', async (t) => {
   const { clock, queues } = setup();
   const drain = new AbortController();
