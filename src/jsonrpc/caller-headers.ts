@@ -5,6 +5,7 @@
  */
 import { methodInfo } from '../a2a/methods.js';
 import type { CallerGeneration } from '../envelope/codes.js';
+import { mediaTypeOf } from '../http/media-type.js';
 
 /**
  * JSON-RPC requests are `application/json` (A2A 0.3 §3.2.1 and 1.0 §9.1: MUST),
@@ -15,9 +16,7 @@ import type { CallerGeneration } from '../envelope/codes.js';
 export function isJsonContentType(header: string | string[] | undefined): boolean {
   if (header === undefined) return true;
   const value = Array.isArray(header) ? header.join(',') : header;
-  // The media type is what comes before any parameter (indexOf and slice rather than split: no array per call).
-  const end = value.indexOf(';');
-  return (end === -1 ? value : value.slice(0, end)).trim().toLowerCase() === 'application/json';
+  return mediaTypeOf(value) === 'application/json';
 }
 
 const VERSION = /^\s*(\d{1,3})\.(\d{1,3})\s*$/;

@@ -12,6 +12,7 @@ import type { Reason } from '../../envelope/codes.js';
 import { findDuplicateMember } from '../../envelope/duplicate-members.js';
 import { recognizeStrictObject } from '../../envelope/json-recognizers.js';
 import { scanJson } from '../../envelope/json-scan.js';
+import { mediaTypeOf } from '../../http/media-type.js';
 
 /** The media types the @a2a-js/sdk REST server accepts (its restContentTypeGuard), parameters ignored. */
 const JSON_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/a2a+json']);
@@ -24,8 +25,7 @@ const JSON_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/json', 'appl
 export function contentTypeProblem(headers: IncomingHttpHeaders): string | undefined {
   const raw = headers['content-type'];
   if (raw === undefined) return undefined;
-  const mediaType = raw.split(';', 1)[0]!.trim().toLowerCase();
-  return JSON_MEDIA_TYPES.has(mediaType) ? undefined : 'Content-Type is not a JSON media type';
+  return JSON_MEDIA_TYPES.has(mediaTypeOf(raw)) ? undefined : 'Content-Type is not a JSON media type';
 }
 
 export type BodyRead =

@@ -18,6 +18,7 @@
 import type { Operation } from '../../a2a/operations.js';
 import type { Outcome, StreamItem } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
+import { mediaTypeOf } from '../../http/media-type.js';
 import type { SseEvent } from '../../stream/sse-parser.js';
 import { gatewayErrorOutcome } from '../error-outcome.js';
 import { remoteErrorOutcome } from './remote-error.js';
@@ -25,8 +26,7 @@ import { isPlainObject, readRemoteJson } from './response-json.js';
 import { normalizeRestReply, type RemoteReply, type RestNormalizePolicy } from './upstream-reply.js';
 
 export function streamReplyKind(status: number, contentType: string | undefined): 'events' | 'body' {
-  const mediaType = contentType?.split(';', 1)[0]!.trim().toLowerCase();
-  return status >= 200 && status <= 299 && mediaType === 'text/event-stream' ? 'events' : 'body';
+  return status >= 200 && status <= 299 && contentType !== undefined && mediaTypeOf(contentType) === 'text/event-stream' ? 'events' : 'body';
 }
 
 /**
