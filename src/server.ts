@@ -90,7 +90,8 @@ export interface Gateway {
 const DRAIN_GRACE_MS = 500;
 
 export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  // For embedders too: the process's nextTick stays on fast code (v8/tick-object-maps.ts).
+  // For embedders too: the process's nextTick stays on fast code (v8/tick-object-maps.ts). Importing the module has
+  // already asked for it (cli.ts imports it first); the call says why it is imported here, and is a no-op then.
   keepTickObjectMaps();
   const logger = options.logger ?? createLogger(initial.server.logLevel);
   const metrics = new GatewayMetrics(options.processMetrics ?? true);

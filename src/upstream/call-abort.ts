@@ -100,8 +100,12 @@ export class CallAbort {
   /** Aborts with GATEWAY_SHUTDOWN when `drainEnd` aborts (at once if it has). */
   watchDrain(drainEnd: AbortSignal): void {
     if (drainEnd.aborted) return this.abort('GATEWAY_SHUTDOWN');
-    this.#drain = drainWatchOf(drainEnd);
-    this.#drain.add(this);
+    const watch = drainWatchOf(drainEnd);
+    // Watching again is a no-op, and watching another signal leaves the first: a call is in one list at most.
+    if (this.#drain === watch) return;
+    this.#drain?.remove(this);
+    this.#drain = watch;
+    watch.add(this);
   }
 
   /** Aborts with CALLER_CLOSED when the caller's side closes before its reply finished. */
@@ -149,10 +153,15 @@ class DrainWatch {
     call.drainPrev = call.drainNext = null;
   }
 
-  /** Every call still watching is aborted; each one's abort may end it (and so unlink it) at once. */
+  /**
+   * Every call still watching is aborted, and the list is emptied first (the signal fires once): nothing is held
+   * for a call that never finishes, and each call's finish() then finds itself unlinked.
+   */
   #abortAll(): void {
     const calls: CallAbort[] = [];
     for (let call = this.#head; call !== null; call = call.drainNext) calls.push(call);
+    this.#head = null;
+    for (const call of calls) call.drainPrev = call.drainNext = null;
     for (const call of calls) call.abort('GATEWAY_SHUTDOWN');
   }
 }

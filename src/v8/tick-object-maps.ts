@@ -51,9 +51,11 @@ export function tickObjectKept(): boolean {
 }
 
 function keepCurrentTickObject(): void {
-  const resource = executionAsyncResource();
+  const resource: unknown = executionAsyncResource();
   // Only the tick object that carries this very callback is kept: if a Node release passes something else, nothing is.
-  if ((resource as { callback?: unknown }).callback === keepCurrentTickObject) keptTickObject = resource;
+  if (typeof resource === 'object' && resource !== null && (resource as { callback?: unknown }).callback === keepCurrentTickObject) {
+    keptTickObject = resource;
+  }
 }
 
 keepTickObjectMaps();

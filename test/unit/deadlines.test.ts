@@ -293,6 +293,29 @@ t.test('CallAbort: calls that finish leave the drain list from its head, middle 
   t.notOk(alone.aborted, 'the only call of a drain signal, finished: the list is empty');
 });
 
+t.test('CallAbort: watching a drain signal twice, or a second signal, keeps the call in one list', async (t) => {
+  const { queues } = setup();
+  const first = new AbortController();
+  const second = new AbortController();
+  const twice = new CallAbort(queues);
+  twice.watchDrain(first.signal);
+  twice.watchDrain(first.signal);
+  const moved = new CallAbort(queues);
+  moved.watchDrain(first.signal);
+  moved.watchDrain(second.signal);
+  const other = new CallAbort(queues);
+  other.watchDrain(second.signal);
+  first.abort();
+  t.equal(twice.error?.reason, 'GATEWAY_SHUTDOWN', 'watched twice: aborted once, the drain ends');
+  t.notOk(moved.aborted, 'a call that moved to another signal is not aborted by the first');
+  t.notOk(other.aborted, "the second signal's own calls are not reached through the first's list");
+  second.abort();
+  t.equal(moved.error?.reason, 'GATEWAY_SHUTDOWN');
+  t.equal(other.error?.reason, 'GATEWAY_SHUTDOWN');
+  twice.finish();
+  moved.finish();
+});
+
 t.test('CallAbort, a stream: once the relay takes over, neither deadline fires; the caller and the drain still abort its signal', async (t) => {
   const { clock, queues } = setup();
   const drain = new AbortController();

@@ -171,16 +171,22 @@ function segmentsBySplit(rawPath: string): readonly string[] | 'too many' {
 }
 
 t.test('property: a raw path is cut into the segments String#split gives', async (t) => {
+  const piece = fc.constantFrom('/', '/', 'a', 'tasks', '%2F', '.', '..', ':send', '', '/a/a/a/a');
+  // Short paths, and long ones around the segment bound (16).
   const raw = fc
-    .array(fc.constantFrom('/', '/', 'a', 'tasks', '%2F', '.', '..', ':send', ''), { maxLength: 40 })
+    .oneof(fc.array(piece, { maxLength: 12 }), fc.array(piece, { minLength: 12, maxLength: 40 }))
     .map((pieces) => `/${pieces.join('')}`);
   let cut = 0;
+  let tooMany = 0;
   fc.assert(
     fc.property(raw, (rawPath) => {
       if (rawPath === '/') return true;
       const expected = segmentsBySplit(rawPath);
       const split = splitRawPath(rawPath);
-      if (expected === 'too many') return !split.ok && split.problem.startsWith('more than');
+      if (expected === 'too many') {
+        tooMany++;
+        return !split.ok && split.problem.startsWith('more than');
+      }
       if (!split.ok) return split.problem !== `more than ${MAX_SEGMENTS} path segments`;
       cut++;
       return split.segments.length === expected.length && split.segments.every((segment, i) => segment === expected[i]);
@@ -188,4 +194,5 @@ t.test('property: a raw path is cut into the segments String#split gives', async
     { numRuns: 3000 },
   );
   t.ok(cut > 300, `${cut} of 3,000 paths were valid and compared segment by segment`);
+  t.ok(tooMany > 30, `${tooMany} of 3,000 paths had more than ${MAX_SEGMENTS} segments`);
 });
