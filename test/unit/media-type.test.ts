@@ -4,11 +4,14 @@ import t from 'tap';
 import { mediaTypeOf } from '../../src/http/media-type.js';
 
 t.test('the part before any parameter, trimmed and lower-cased', async (t) => {
-  t.equal(mediaTypeOf('application/json'), 'application/json');
-  t.equal(mediaTypeOf(' Application/A2A+JSON ; charset=utf-8'), 'application/a2a+json');
-  t.equal(mediaTypeOf('text/event-stream;charset=utf-8;x=y'), 'text/event-stream');
-  t.equal(mediaTypeOf(';charset=utf-8'), '');
-  t.equal(mediaTypeOf(''), '');
+  const cases: [string, string][] = [
+    ['application/json', 'application/json'],
+    [' Application/A2A+JSON ; charset=utf-8', 'application/a2a+json'],
+    ['text/event-stream;charset=utf-8;x=y', 'text/event-stream'],
+    [';charset=utf-8', ''],
+    ['', ''],
+  ];
+  for (const [value, mediaType] of cases) t.equal(mediaTypeOf(value), mediaType, JSON.stringify(value));
 });
 
 t.test('property: what String#split with a limit of one gave', async (t) => {
