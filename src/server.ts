@@ -39,7 +39,8 @@ import { GatewayMetrics } from './telemetry/metrics.js';
 import { BufferBudget } from './upstream/buffer-budget.js';
 import { UpstreamPools, type PoolOptions } from './upstream/pools.js';
 import { VERSION } from './version.js';
-import { keepTickObjectMaps } from './v8/tick-object-maps.js';
+// For embedders too (createGateway without cli.ts): the process's nextTick stays on fast code.
+import './v8/tick-object-maps.js';
 
 export interface GatewayOptions {
   readonly logger?: Logger;
@@ -90,9 +91,6 @@ export interface Gateway {
 const DRAIN_GRACE_MS = 500;
 
 export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  // For embedders too: the process's nextTick stays on fast code (v8/tick-object-maps.ts). Importing the module has
-  // already asked for it (cli.ts imports it first); the call says why it is imported here, and is a no-op then.
-  keepTickObjectMaps();
   const logger = options.logger ?? createLogger(initial.server.logLevel);
   const metrics = new GatewayMetrics(options.processMetrics ?? true);
   const shutdown = new AbortController();
