@@ -22,7 +22,7 @@ import {
 } from './envelope.js';
 import { scanJson } from './json-scan.js';
 import type { Redactor } from './redact.js';
-import { plainIdPasses, recognizeResultEnvelope } from './json-recognizers.js';
+import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from './json-recognizers.js';
 import { cleanText, truncateUtf8, type SanitizedText } from './sanitize.js';
 
 export interface NormalizePolicy {
@@ -113,22 +113,25 @@ export function normalizeReply(reply: UpstreamReply, callerId: JsonRpcId, policy
   } catch {
     return ok ? failureEnvelope(callerId, 'INVALID_UTF8', errorFacts) : httpError();
   }
-  return normalizeJsonText(text, callerId, policy, reply.status);
+  // Without a byte-order mark (which the decoder dropped) the body is the text's UTF-8 as the recognizer reads it.
+  return normalizeJsonText(text, callerId, policy, reply.status, reply.body[0] === UTF8_BOM[0] ? undefined : reply.body);
 }
 
 /**
  * Normalizes JSON text that claims to be a JSON-RPC response: a unary body
  * after decoding, or one SSE event's `data`. A plain success (see
  * plainResult) is spliced without being built; everything else takes the
- * full path, which decides it exactly as before.
+ * full path, which decides it exactly as before. `bytes`: the text's UTF-8
+ * encoding, when the caller has it (else it is made when needed).
  */
 export function normalizeJsonText(
   text: string,
   callerId: JsonRpcId,
   policy: NormalizePolicy,
   httpStatus = 200,
+  bytes?: Buffer,
 ): Normalized {
-  return plainResult(text, callerId, policy, httpStatus) ?? normalizeJsonTextFully(text, callerId, policy, httpStatus);
+  return plainResult(text, bytes, callerId, policy, httpStatus) ?? normalizeJsonTextFully(text, callerId, policy, httpStatus);
 }
 
 /**
@@ -143,12 +146,14 @@ export function normalizeJsonText(
  * trace attributes). Undefined: not certainly plain, take the full path.
  * Pinned to the full path by test/unit/result-envelope.property.test.ts.
  */
-function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy, httpStatus: number): Normalized | undefined {
+function plainResult(text: string, bytes: Buffer | undefined, callerId: JsonRpcId, policy: NormalizePolicy, httpStatus: number): Normalized | undefined {
   if (httpStatus < 200 || httpStatus > 299) return undefined;
-  const found = recognizeResultEnvelope(text, policy.maxJsonDepth);
+  const json = bytes ?? utf8Of(text);
+  if (json === undefined) return undefined;
+  const found = recognizeResultEnvelope(json, policy.maxJsonDepth);
   if (!found) return undefined;
-  if (found.idStart !== -1 && !plainIdPasses(text, found.idStart, found.idEnd)) return undefined;
-  const resultJson = text.slice(found.resultStart, found.resultEnd);
+  if (found.idStart !== -1 && !plainIdPasses(json, found.idStart, found.idEnd)) return undefined;
+  const resultJson = textBetween(text, json, found.resultStart, found.resultEnd);
   // Anything the redactor's probe flags is redacted from the parsed value: the full path does that.
   if (policy.redactor?.mayHold(resultJson)) return undefined;
   return new PlainSuccess(serializeResultJson(callerId, resultJson), resultJson);
@@ -156,24 +161,22 @@ function plainResult(text: string, callerId: JsonRpcId, policy: NormalizePolicy,
 
 /**
  * plainResult on the body's bytes, for a caller written the bytes as they are: valid UTF-8 (what the decoder
- * requires), then recognized on its latin1 view, one character per byte. UTF-8 encodes every character past ASCII in
- * bytes 0x80-0xFF only, so the JSON grammar reads the same on the view as on the decoded text, and the result's
- * bytes go out as they came: the 1 KiB reply is never decoded into a string, scanned as two-byte text, measured and
- * encoded back (about 4 µs of a call, most of it the decode). A body with a byte-order mark is left to the decoder,
- * which drops the mark. No redactor: its probe reads decoded text (the caller checks).
+ * requires), then recognized (json-recognizers.ts reads UTF-8 bytes), and the result's bytes go out as they came, as
+ * a latin1 string, one character per byte: the 1 KiB reply is never decoded into a string, scanned as two-byte text,
+ * measured and encoded back (about 4 µs of a call, most of it the decode). A body with a byte-order mark is left to
+ * the decoder, which drops the mark. No redactor: its probe reads decoded text (the caller checks).
  */
 function plainResultBytes(body: Buffer, callerId: JsonRpcId, policy: NormalizePolicy): Normalized | undefined {
   if (body[0] === UTF8_BOM[0] || !isUtf8(body)) return undefined;
-  const view = body.toString('latin1');
-  const found = recognizeResultEnvelope(view, policy.maxJsonDepth);
+  const found = recognizeResultEnvelope(body, policy.maxJsonDepth);
   if (!found) return undefined;
-  if (found.idStart !== -1 && !plainIdPasses(view, found.idStart, found.idEnd)) return undefined;
+  if (found.idStart !== -1 && !plainIdPasses(body, found.idStart, found.idEnd)) return undefined;
   const head = resultEnvelopeHead(callerId);
   // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the view. Only a string id
   // can hold a character past ASCII, and the id is what is tested: the head is a fresh concatenation, which the
   // regular expression would first have to flatten, through the runtime.
   const headBytes = typeof callerId === 'string' && NON_ASCII.test(callerId) ? Buffer.from(head).toString('latin1') : head;
-  return new WireSuccess(`${headBytes}${view.slice(found.resultStart, found.resultEnd)}}`, headBytes.length);
+  return new WireSuccess(`${headBytes}${body.toString('latin1', found.resultStart, found.resultEnd)}}`, headBytes.length);
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;

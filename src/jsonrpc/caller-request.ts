@@ -43,37 +43,35 @@ export function checkCallerRequest(raw: Buffer, maxBytes: number): CallerRequest
 
 /**
  * The request when the one-pass recognizer is sure of it and its id and method pass as they would in full. The
- * recognizer reads a latin1 view of the bytes, checked as UTF-8 first: one character per byte, and UTF-8 puts every
- * character past ASCII in bytes 0x80-0xFF, so the grammar and the offsets are those of the bytes.
+ * recognizer reads the bytes, checked as UTF-8 first (see json-recognizers.ts).
  */
 function recognized(raw: Buffer): CallerRequestCheck | undefined {
   if (!isUtf8(raw)) return undefined;
-  const text = raw.toString('latin1');
-  const found = recognizeCallerRequest(text);
+  const found = recognizeCallerRequest(raw);
   if (found === undefined) return undefined;
-  const id = found.idStart === -1 ? null : idAt(raw, text, found.idStart, found.idEnd);
+  const id = found.idStart === -1 ? null : idAt(raw, found.idStart, found.idEnd);
   if (id === undefined) return undefined;
-  const method = stringAt(raw, text, found.methodStart, found.methodEnd);
+  const method = stringAt(raw, found.methodStart, found.methodEnd);
   if (method === '' || method.length > MAX_METHOD_LENGTH) return undefined;
   return { ok: true, request: new RecognizedRequest(id, method, raw, found.paramsStart, found.paramsEnd) };
 }
 
 /** A recognized id's value, as validId would take it from the parsed request; undefined when it would not. */
-function idAt(raw: Buffer, text: string, start: number, end: number): JsonRpcId | undefined {
-  const first = text.charCodeAt(start);
+function idAt(raw: Buffer, start: number, end: number): JsonRpcId | undefined {
+  const first = raw[start];
   if (first === 0x6e /* n(ull) */) return null;
-  if (first === 0x22 /* " */) return validId(stringAt(raw, text, start, end));
+  if (first === 0x22 /* " */) return validId(stringAt(raw, start, end));
   // A JSON number token: Number() reads it as JSON.parse does.
-  return validId(Number(text.slice(start, end)));
+  return validId(Number(raw.toString('latin1', start, end)));
 }
 
 /** The value of the JSON string token [start, end): sliced when it is plain ASCII, else decoded and unescaped. */
-function stringAt(raw: Buffer, text: string, start: number, end: number): string {
+function stringAt(raw: Buffer, start: number, end: number): string {
   for (let i = start + 1; i < end - 1; i++) {
-    const c = text.charCodeAt(i);
+    const c = raw[i]!;
     if (c === 0x5c /* backslash */ || c > 0x7f) return JSON.parse(raw.toString('utf8', start, end)) as string;
   }
-  return text.slice(start + 1, end - 1);
+  return raw.toString('latin1', start + 1, end - 1);
 }
 
 /** A request read in one pass: its params are parsed when something reads them (most calls forward them unread). */

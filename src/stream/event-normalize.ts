@@ -8,7 +8,7 @@ import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
 import { serializeResultJson } from '../envelope/envelope.js';
 import { failureEnvelope, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
-import { plainIdPasses, recognizeResultEnvelope } from '../envelope/json-recognizers.js';
+import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from '../envelope/json-recognizers.js';
 import type { SseEvent } from './sse-parser.js';
 
 export type EventOutcome = Normalized['outcome'];
@@ -43,7 +43,7 @@ export interface EventContext {
 export function normalizeEvent(event: SseEvent, eventRules: EventContext, index: number): NormalizedEvent {
   if (event.invalidUtf8) return invalidEvent(eventRules, index, 'INVALID_UTF8');
   if (event.type === 'error') return normalizeErrorEvent(event.data, eventRules, index);
-  const plain = plainResultEvent(event.data, eventRules);
+  const plain = plainResultEvent(event.data, event.dataBytes, eventRules);
   if (plain) return plain;
   // Not a plain result (plainResultEvent already asked): straight to the full path.
   const n = normalizeJsonTextFully(event.data, eventRules.callerId, eventRules.policy, eventRules.httpStatus);
@@ -64,13 +64,15 @@ export function normalizeEvent(event: SseEvent, eventRules: EventContext, index:
  * fraction of the CPU (see result-envelope.ts). Undefined sends the event
  * through the full normalizer.
  */
-function plainResultEvent(data: string, eventRules: EventContext): NormalizedEvent | undefined {
+function plainResultEvent(data: string, dataBytes: Buffer | undefined, eventRules: EventContext): NormalizedEvent | undefined {
   if (eventRules.checkResult || eventRules.translateResult || eventRules.httpStatus < 200 || eventRules.httpStatus > 299) return undefined;
-  const found = recognizeResultEnvelope(data, eventRules.policy.maxJsonDepth);
+  const json = dataBytes ?? utf8Of(data);
+  if (json === undefined) return undefined;
+  const found = recognizeResultEnvelope(json, eventRules.policy.maxJsonDepth);
   if (!found) return undefined;
   // A number id must survive a round trip, as the normalizer checks; any doubt goes the full way.
-  if (found.idStart !== -1 && !plainIdPasses(data, found.idStart, found.idEnd)) return undefined;
-  const resultJson = data.slice(found.resultStart, found.resultEnd);
+  if (found.idStart !== -1 && !plainIdPasses(json, found.idStart, found.idEnd)) return undefined;
+  const resultJson = textBetween(data, json, found.resultStart, found.resultEnd);
   if (eventRules.policy.redactor?.mayHold(resultJson)) return undefined;
   // serializeResultJson's text, its head kept for the stream's id: no JSON.stringify of the id per event.
   return { json: `${resultHead(eventRules.callerId)}${oneLine(resultJson)}}`, outcome: 'ok', final: false, redactions: undefined };

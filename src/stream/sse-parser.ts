@@ -28,6 +28,11 @@ export interface SseEvent {
   readonly type: string;
   /** Every `data:` line of the event joined with "\n". */
   readonly data: string;
+  /**
+   * `data` as its UTF-8 bytes (the event's own copy), for the readers that work on bytes (envelope/json-recognizers.ts)
+   * without encoding the text again; undefined when a line of the event was not valid UTF-8.
+   */
+  readonly dataBytes: Buffer | undefined;
   /** The last `id:` seen on the stream so far (SSE keeps it across events). */
   readonly lastEventId: string;
   /** Some line of the event was not valid UTF-8. */
@@ -47,6 +52,7 @@ export type SseSink = (item: SseItem) => boolean | void;
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ID = Buffer.from('id');
+const NEWLINE = Buffer.from('\n');
 
 /** A growable byte buffer for the line in progress; its size is bounded by the event bound. */
 class LineBuffer {
@@ -89,6 +95,8 @@ export class SseParser {
   private inEvent = false;
   /** Every `data` line of the event so far, joined with "\n"; undefined until the first. */
   private data: string | undefined;
+  /** The same lines' bytes, while every one of them was valid UTF-8. */
+  private dataBytes: Buffer | undefined;
   private eventType = '';
   private lastEventId = '';
   private invalidUtf8 = false;
@@ -220,7 +228,7 @@ export class SseParser {
     while (colon < n && bytes[colon] !== COLON) colon++;
     let start = colon + 1;
     if (start < n && bytes[start] === SPACE) start++;
-    if (sameBytes(bytes, colon, DATA)) this.addData(valueOf(bytes, start));
+    if (sameBytes(bytes, colon, DATA)) this.addData(valueOf(bytes, start), bytes.subarray(start));
     else if (sameBytes(bytes, colon, EVENT)) this.eventType = valueOf(bytes, start);
     else if (sameBytes(bytes, colon, ID)) this.setId(valueOf(bytes, start));
   }
@@ -240,8 +248,15 @@ export class SseParser {
     // `retry` and unknown fields are ignored, as the SSE rules say.
   }
 
-  private addData(value: string): void {
-    this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+  /** `bytes`: the value's bytes, valid UTF-8, in a buffer the parser reuses (copied here); absent for a line that was not. */
+  private addData(value: string, bytes?: Buffer): void {
+    if (this.data === undefined) {
+      this.data = value;
+      this.dataBytes = bytes === undefined ? undefined : Buffer.from(bytes);
+    } else {
+      this.data = `${this.data}\n${value}`;
+      this.dataBytes = bytes === undefined || this.dataBytes === undefined ? undefined : Buffer.concat([this.dataBytes, NEWLINE, bytes]);
+    }
   }
 
   private setId(value: string): void {
@@ -252,14 +267,16 @@ export class SseParser {
     const data = this.data;
     const type = this.eventType === '' ? 'message' : this.eventType;
     const invalidUtf8 = this.invalidUtf8;
+    const dataBytes = invalidUtf8 ? undefined : this.dataBytes;
     this.data = undefined;
+    this.dataBytes = undefined;
     this.eventType = '';
     this.invalidUtf8 = false;
     this.inEvent = false;
     this.eventBytes = 0;
     // An event without data is not dispatched (SSE rules); it was only fields.
     if (data === undefined) return true;
-    return emit({ kind: 'event', type, data, lastEventId: this.lastEventId, invalidUtf8 }) !== false;
+    return emit({ kind: 'event', type, data, dataBytes, lastEventId: this.lastEventId, invalidUtf8 }) !== false;
   }
 }
 

@@ -96,18 +96,20 @@ t.test('the recognizer is taken for the usual requests, and only says yes to JSO
   let taken = 0;
   fc.assert(
     fc.property(requestArb, (text) => {
-      const found = recognizeCallerRequest(text);
+      // The recognizer reads UTF-8 bytes; its offsets are the bytes'.
+      const bytes = Buffer.from(text);
+      const found = recognizeCallerRequest(bytes);
       if (found === undefined) return;
       taken++;
       const value = JSON.parse(text) as Record<string, unknown>;
-      t.same(JSON.parse(text.slice(found.methodStart, found.methodEnd)), value.method);
-      if (found.paramsStart !== -1) t.same(JSON.parse(text.slice(found.paramsStart, found.paramsEnd)), value.params);
+      t.same(JSON.parse(bytes.toString('utf8', found.methodStart, found.methodEnd)), value.method);
+      if (found.paramsStart !== -1) t.same(JSON.parse(bytes.toString('utf8', found.paramsStart, found.paramsEnd)), value.params);
     }),
     { numRuns },
   );
   t.ok(taken > numRuns / 20, `recognized ${taken} of ${numRuns} generated requests`);
   const usual = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m-1","parts":[{"kind":"text","text":"hello"}]}}}';
-  t.ok(recognizeCallerRequest(usual), 'a plain message/send');
+  t.ok(recognizeCallerRequest(Buffer.from(usual)), 'a plain message/send');
   const checked = checkCallerRequest(Buffer.from(usual), LIMIT);
   t.ok(checked.ok && checked.request.paramsJson !== undefined, 'checkCallerRequest took the one-pass path (params text kept)');
   t.equal(checkCallerRequestInFull(Buffer.from(usual)).ok && (checkCallerRequestInFull(Buffer.from(usual)) as { request: { paramsJson?: string } }).request.paramsJson, undefined);
@@ -117,11 +119,11 @@ t.test('depth and width bounds: just under is recognized, just over goes to the 
   const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
   // The top-level object is depth 1, params depth 2: params nested `d` deep reaches depth d + 1.
   const deep = (depth: number) => `{"jsonrpc":"2.0","id":1,"method":"m","params":${nested(depth - 1)}}`;
-  t.ok(recognizeCallerRequest(deep(MAX_RECOGNIZED_DEPTH)), `depth ${MAX_RECOGNIZED_DEPTH}: recognized`);
-  t.notOk(recognizeCallerRequest(deep(MAX_RECOGNIZED_DEPTH + 1)), `depth ${MAX_RECOGNIZED_DEPTH + 1}: not`);
+  t.ok(recognizeCallerRequest(Buffer.from(deep(MAX_RECOGNIZED_DEPTH))), `depth ${MAX_RECOGNIZED_DEPTH}: recognized`);
+  t.notOk(recognizeCallerRequest(Buffer.from(deep(MAX_RECOGNIZED_DEPTH + 1))), `depth ${MAX_RECOGNIZED_DEPTH + 1}: not`);
   const wide = (members: number) => `{"jsonrpc":"2.0","id":1,"method":"m","params":{${Array.from({ length: members }, (_, i) => `"k${i}":${i}`).join(',')}}}`;
-  t.ok(recognizeCallerRequest(wide(MAX_RECOGNIZED_MEMBERS)), `${MAX_RECOGNIZED_MEMBERS} members: recognized`);
-  t.notOk(recognizeCallerRequest(wide(MAX_RECOGNIZED_MEMBERS + 1)), `${MAX_RECOGNIZED_MEMBERS + 1} members: not`);
+  t.ok(recognizeCallerRequest(Buffer.from(wide(MAX_RECOGNIZED_MEMBERS))), `${MAX_RECOGNIZED_MEMBERS} members: recognized`);
+  t.notOk(recognizeCallerRequest(Buffer.from(wide(MAX_RECOGNIZED_MEMBERS + 1))), `${MAX_RECOGNIZED_MEMBERS + 1} members: not`);
   for (const text of [deep(MAX_RECOGNIZED_DEPTH), deep(MAX_RECOGNIZED_DEPTH + 1), deep(1000), wide(MAX_RECOGNIZED_MEMBERS), wide(MAX_RECOGNIZED_MEMBERS + 1)]) {
     sameVerdict(Buffer.from(text));
     t.equal(checkCallerRequest(Buffer.from(text), LIMIT).ok, true);

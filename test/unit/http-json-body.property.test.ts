@@ -36,7 +36,7 @@ t.test("whatever the body and depth bound, the verdict is the full checks'", asy
   let recognized = 0;
   fc.assert(
     fc.property(bodyArb, fc.integer({ min: 1, max: 6 }), fc.constantFrom('', ' ', '\n'), (text, depth, pad) => {
-      if (recognizeStrictObject(text, depth)) recognized++;
+      if (recognizeStrictObject(Buffer.from(text), depth)) recognized++;
       sameVerdict(`${pad}${text}${pad}`, depth);
     }),
     { numRuns },
@@ -46,12 +46,12 @@ t.test("whatever the body and depth bound, the verdict is the full checks'", asy
 
 t.test('depth: just under the bound is recognized, just over goes to the full checks and is refused there', async (t) => {
   const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
-  t.ok(recognizeStrictObject(nested(5), 5));
-  t.notOk(recognizeStrictObject(nested(6), 5));
+  t.ok(recognizeStrictObject(Buffer.from(nested(5)), 5));
+  t.notOk(recognizeStrictObject(Buffer.from(nested(6)), 5));
   t.match(readRequestBody(Buffer.from(nested(6)), { maxRequestBytes: 1 << 20, maxJsonDepth: 5 }), { ok: false, reason: 'INVALID_PARAMS', detail: 'body is nested deeper than 5 levels' });
   // A bound past the recognizer's own: deeper bodies go the full way, and pass there.
-  t.ok(recognizeStrictObject(nested(MAX_RECOGNIZED_DEPTH), 64));
-  t.notOk(recognizeStrictObject(nested(MAX_RECOGNIZED_DEPTH + 1), 64));
+  t.ok(recognizeStrictObject(Buffer.from(nested(MAX_RECOGNIZED_DEPTH)), 64));
+  t.notOk(recognizeStrictObject(Buffer.from(nested(MAX_RECOGNIZED_DEPTH + 1)), 64));
   t.match(readRequestBody(Buffer.from(nested(MAX_RECOGNIZED_DEPTH + 1)), { maxRequestBytes: 1 << 20, maxJsonDepth: 64 }), { ok: true });
   for (const depth of [4, 5, 6, MAX_RECOGNIZED_DEPTH, MAX_RECOGNIZED_DEPTH + 1]) sameVerdict(nested(depth), depth === MAX_RECOGNIZED_DEPTH + 1 ? 64 : 5);
 });
@@ -64,7 +64,7 @@ t.test('what the one pass leaves to the full checks is refused there as before',
     ['{"message":{"text":"\\ud800"}}', 'body has a string with a lone surrogate escape'],
     ['[{}]', 'body is an array, not a JSON object'],
   ] as const) {
-    t.notOk(recognizeStrictObject(body, 8), body);
+    t.notOk(recognizeStrictObject(Buffer.from(body), 8), body);
     const read = readRequestBody(Buffer.from(body), limits);
     t.ok(!read.ok && read.detail.startsWith(detail), `${body}: ${JSON.stringify(read)}`);
   }

@@ -5,6 +5,7 @@ import { normalizeRestReply, type RestNormalizePolicy } from '../../src/bindings
 import { normalizeRestEvent, normalizeRestStreamBody, streamReplyKind } from '../../src/bindings/http-json/upstream-events.js';
 import type { ErrorOutcome, Outcome } from '../../src/core/outcome.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
+import { sseEvent } from '../support/sse-events.js';
 
 const policy: RestNormalizePolicy = { remote: 'weather', maxErrorMessageBytes: 64, maxJsonDepth: 8, keepRemoteErrorData: false };
 const keep: RestNormalizePolicy = { ...policy, keepRemoteErrorData: true };
@@ -187,7 +188,7 @@ t.test('streams: only a 2xx text/event-stream is a stream; anything else is one 
   t.equal(refusal(500, '<html>x</html>').reason, 'UPSTREAM_HTTP_ERROR');
 });
 
-const event = (data: string, type = 'message', invalidUtf8 = false): SseEvent => ({ kind: 'event', type, data, lastEventId: '', invalidUtf8 });
+const event = sseEvent;
 const ev = (e: SseEvent, p = policy) => normalizeRestEvent(OPERATIONS.SendStreamingMessage, e, { policy: p, httpStatus: 200 }, 3);
 
 t.test('events: each StreamResponse object is a result; anything else ends the stream with INVALID_EVENT', async (t) => {

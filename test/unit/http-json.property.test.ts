@@ -5,11 +5,13 @@ import { parseRestCall } from '../../src/bindings/http-json/caller-request.js';
 import { isSegmentValue } from '../../src/bindings/http-json/path-segments.js';
 import { normalizeRestEvent } from '../../src/bindings/http-json/upstream-events.js';
 import { normalizeRestReply, type RestNormalizePolicy } from '../../src/bindings/http-json/upstream-reply.js';
+import { MAX_RECOGNIZED_MEMBERS } from '../../src/envelope/json-recognizers.js';
 import { buildRestUpstreamRequest } from '../../src/bindings/http-json/upstream-request.js';
 import type { A2ACall } from '../../src/core/call.js';
 import { hostileTextArb, nonJsonBodyArb, policyArb, rawBodyArb, statusArb } from '../support/envelope-invariants.js';
 import { outcomeViolations } from '../support/outcome-invariants.js';
 import { fuzzParams, holdsWith } from '../support/fuzz.js';
+import { sseEvent } from '../support/sse-events.js';
 
 // FUZZ_RUNS=200000 npx tap test/unit/http-json.property.test.ts for a long run; FUZZ_SEED replays a failure.
 const params = fuzzParams(1500);
@@ -150,8 +152,15 @@ t.test('the recognizer takes the usual success, and leaves the unusual to the fu
   t.equal(usual.kind === 'result' && usual.wire, Buffer.from(usualText).toString('latin1'), 'its bytes without the whitespace around');
   t.equal(usual.kind === 'result' && usual.json, usualText);
   const withBom = reply(`\ufeff${usualText}`);
-  t.equal(withBom.constructor.name, 'ParsedOnRead', 'a byte-order mark: decoded (dropping it), then recognized on the text');
+  t.notOk(['ParsedOnRead', 'BytesResult'].includes(withBom.constructor.name), 'a byte-order mark: the full reader decides (the decoder drops the mark)');
   t.equal(withBom.kind === 'result' && withBom.json, usualText);
+  // The top-level names are compared in place, as many as MAX_RECOGNIZED_MEMBERS: one more and the full reader decides.
+  const wide = (members: number) => `{${Array.from({ length: members }, (_, i) => `"m${i}":${i}`).join(',')}}`;
+  t.equal(reply(wide(MAX_RECOGNIZED_MEMBERS)).constructor.name, 'BytesResult', `${MAX_RECOGNIZED_MEMBERS} top-level members: recognized`);
+  const wider = reply(wide(MAX_RECOGNIZED_MEMBERS + 1));
+  t.notOk(['ParsedOnRead', 'BytesResult'].includes(wider.constructor.name), `${MAX_RECOGNIZED_MEMBERS + 1}: the full reader decides`);
+  t.equal(wider.kind === 'result' && wider.json, wide(MAX_RECOGNIZED_MEMBERS + 1), 'and takes it');
+  t.equal(reply(`{${Array.from({ length: MAX_RECOGNIZED_MEMBERS }, (_, i) => `"m${i}":${i}`).join(',')},"m0":0}`).kind, 'error', 'a name twice past the bound is still refused');
   t.same(usual.kind === 'result' && usual.value, { task: { id: 't1', status: { state: 'TASK_STATE_COMPLETED' }, note: 'café — 😀' } });
   for (const [text, why] of [
     ['{"task":{},"task":{}}', 'a member twice'],
@@ -181,7 +190,7 @@ t.test('property: every event is a result or the one final error, valid either w
       fc.boolean(),
       restPolicyArb,
       (op, data, type, invalidUtf8, policy) => {
-        const item = normalizeRestEvent(op, { kind: 'event', type: type || 'message', data, lastEventId: '', invalidUtf8 }, { policy, httpStatus: 200 }, 1);
+        const item = normalizeRestEvent(op, sseEvent(data, type || 'message', invalidUtf8), { policy, httpStatus: 200 }, 1);
         const problems = outcomeViolations(item.outcome, { policy });
         if (item.final !== (item.outcome.kind === 'error')) problems.push('final is not "is an error"');
         if (type === 'error' && item.outcome.kind === 'result') problems.push('an error event gave a result');

@@ -15,6 +15,7 @@ import type { ErrorOutcome, StreamItem } from '../../src/core/outcome.js';
 import { normalizeEvent } from '../../src/stream/event-normalize.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
 import { hostileTextArb, jsonRpcObjectArb, nearValidBodyArb, policyArb } from '../support/envelope-invariants.js';
+import { sseEvent } from '../support/sse-events.js';
 
 const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 2000;
 const UPSTREAM_ID = 1;
@@ -40,7 +41,7 @@ const dataArb = fc.oneof(
 
 /** The codec's event as it read it before values were parsed lazily. */
 function eager(data: string, policy: Parameters<typeof jsonRpcUpstreamCodec.event>[2], index: number): StreamItem {
-  const n = normalizeEvent({ kind: 'event', type: 'message', data, lastEventId: '', invalidUtf8: false }, { callerId: UPSTREAM_ID, policy, httpStatus: 200 }, index);
+  const n = normalizeEvent(sseEvent(data), { callerId: UPSTREAM_ID, policy, httpStatus: 200 }, index);
   if (n.outcome !== 'ok') return { outcome: outcomeOfEnvelope(n) as ErrorOutcome, final: true };
   const json = n.json.startsWith(RESULT_PREFIX) ? n.json.slice(RESULT_PREFIX.length, -1) : n.json;
   const value = JSON.parse(json) as unknown;
@@ -54,7 +55,7 @@ t.test('property: every event item equals the eagerly parsed one', async (t) => 
   let results = 0;
   fc.assert(
     fc.property(dataArb, policyArb, fc.boolean(), (data, policy, readValue) => {
-      const event: SseEvent = { kind: 'event', type: 'message', data, lastEventId: '', invalidUtf8: false };
+      const event: SseEvent = sseEvent(data);
       const got = jsonRpcUpstreamCodec.event(call, event, policy, 200, 2);
       const want = eager(data, policy, 2);
       if (got.final !== want.final || got.outcome.kind !== want.outcome.kind) throw new Error(`differs for ${JSON.stringify(data)}`);

@@ -13,10 +13,11 @@ import type { JsonRpcId } from '../../src/envelope/envelope.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
 import { failureEnvelope, normalizeJsonText, normalizeJsonTextFully, normalizeReply, withRedactionCount, type NormalizePolicy } from '../../src/envelope/normalize.js';
 import { Redactor } from '../../src/envelope/redact.js';
-import { recognizeResultEnvelope } from '../../src/envelope/json-recognizers.js';
+import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from '../../src/envelope/json-recognizers.js';
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
 import { callerIdArb, hostileTextArb, nearValidBodyArb, policyArb } from '../support/envelope-invariants.js';
+import { sseEvent } from '../support/sse-events.js';
 
 const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 3000;
 const SECRET = 'sk-live-0123456789abcdef';
@@ -71,29 +72,30 @@ function fullPathJson(data: string, ctx: EventContext, index: number): string {
   }).json;
 }
 
-const event = (data: string): SseEvent => ({ kind: 'event', type: 'message', data, lastEventId: '', invalidUtf8: false });
+// Events as the parser makes them (the data's bytes beside it), and without the bytes (the readers encode the text).
+const event = (data: string, withBytes = true): SseEvent => ({ ...sseEvent(data), ...(withBytes ? {} : { dataBytes: undefined }) });
 
 t.test('property: an event is written exactly as the full normalizer writes it', async (t) => {
   let fast = 0;
   let runs = 0;
   fc.assert(
-    fc.property(dataArb, callerIdArb, policyArb, fc.boolean(), fc.constantFrom(200, 201, 299, 500), (data, callerId: JsonRpcId, base, redact, httpStatus) => {
+    fc.property(dataArb, callerIdArb, policyArb, fc.boolean(), fc.constantFrom(200, 201, 299, 500), fc.boolean(), (data, callerId: JsonRpcId, base, redact, httpStatus, withBytes) => {
       const policy: NormalizePolicy = redact ? { ...base, redactor: new Redactor([SECRET]) } : base;
       const ctx: EventContext = { callerId, policy, httpStatus };
-      const out = normalizeEvent(event(data), ctx, 3);
+      const out = normalizeEvent(event(data, withBytes), ctx, 3);
       const expected = fullPathJson(data, ctx, 3);
       if (out.json !== expected) throw new Error(`differs for ${JSON.stringify(data)}:\n  got  ${out.json}\n  want ${expected}`);
       const n = normalizeJsonTextFully(data, callerId, policy, httpStatus);
       if (out.outcome !== (n.outcome === 'ok' || n.outcome === 'REMOTE_ERROR' ? n.outcome : 'INVALID_EVENT')) throw new Error(`outcome ${out.outcome} for ${n.outcome}`);
       if (out.redactions !== n.redactions) throw new Error(`redactions ${out.redactions} vs ${n.redactions}`);
       runs++;
-      if (recognizeResultEnvelope(data, policy.maxJsonDepth)) fast++;
+      if (withBytes && recognizeResultEnvelope(Buffer.from(data), policy.maxJsonDepth)) fast++;
     }),
     { numRuns },
   );
   t.equal(runs, numRuns);
   // The generators must reach the fast path often, or the property says little about it.
-  t.ok(fast > numRuns / 5, `${fast} of ${numRuns} events took the fast path`);
+  t.ok(fast > numRuns / 10, `${fast} of ${numRuns} events took the fast path with their bytes`);
 });
 
 t.test('property: a unary reply is normalized exactly as the full normalizer does it (shortcut or not)', async (t) => {
@@ -113,7 +115,7 @@ t.test('property: a unary reply is normalized exactly as the full normalizer doe
       // (Text with a lone surrogate has no UTF-8 form: its bytes say something else, compared elsewhere.)
       const sameText = Buffer.from(data).toString('utf8') === data;
       if (sameText && viaBody.outcome === 'ok' && viaBody.json !== want.json) throw new Error(`normalizeReply differs for ${JSON.stringify(data)}`);
-      if (got.outcome === 'ok' && !redact && httpStatus < 300 && recognizeResultEnvelope(data, policy.maxJsonDepth)) plain++;
+      if (got.outcome === 'ok' && !redact && httpStatus < 300 && recognizeResultEnvelope(Buffer.from(data), policy.maxJsonDepth)) plain++;
     }),
     { numRuns },
   );
@@ -143,14 +145,18 @@ t.test('the shortcut parses the result only when a later stage reads it, once, a
 t.test('property: the recognizer accepts only JSON, and finds the result where the scan does', async (t) => {
   fc.assert(
     fc.property(dataArb, fc.integer({ min: 2, max: 64 }), (data, maxDepth) => {
-      const found = recognizeResultEnvelope(data, maxDepth);
+      // The recognizer reads UTF-8 bytes (offsets in bytes); the scan reads the text. Text with a lone surrogate has
+      // no UTF-8 form: the normalizers leave it to the full path (utf8Of).
+      const bytes = utf8Of(data);
+      if (bytes === undefined) return;
+      const found = recognizeResultEnvelope(bytes, maxDepth);
       if (!found) return;
       const parsed = JSON.parse(data) as Record<string, unknown>;
       const scan = scanJson(data, maxDepth);
       if (scan.problem) throw new Error(`accepted text the scan refuses (${scan.problem}): ${JSON.stringify(data)}`);
-      if (data.slice(found.resultStart, found.resultEnd) !== data.slice(scan.resultStart, scan.resultEnd)) throw new Error(`result span differs: ${JSON.stringify(data)}`);
+      if (bytes.toString('utf8', found.resultStart, found.resultEnd) !== Buffer.from(data.slice(scan.resultStart, scan.resultEnd)).toString()) throw new Error(`result span differs: ${JSON.stringify(data)}`);
       if (!Object.hasOwn(parsed, 'result') || Object.hasOwn(parsed, 'error')) throw new Error(`not a result envelope: ${JSON.stringify(data)}`);
-      const id = found.idStart === -1 ? undefined : JSON.parse(data.slice(found.idStart, found.idEnd));
+      const id = found.idStart === -1 ? undefined : JSON.parse(bytes.toString('utf8', found.idStart, found.idEnd));
       if (id !== parsed.id && !(Number.isNaN(id) && Number.isNaN(parsed.id))) throw new Error(`id differs: ${JSON.stringify(data)}`);
     }),
     { numRuns },
@@ -164,7 +170,7 @@ t.test('plain envelopes of any valid result are recognized (the fast path is the
       const text = JSON.stringify({ jsonrpc: '2.0', id, result });
       // Member names the parser guards, and lone surrogates (escaped by JSON.stringify), go the full way on purpose.
       fc.pre(!/"(__proto__|constructor)"|\\u[dD][89a-fA-F]/.test(text));
-      return recognizeResultEnvelope(text, 64) !== undefined;
+      return recognizeResultEnvelope(Buffer.from(text), 64) !== undefined;
     }),
     { numRuns },
   );
@@ -202,14 +208,35 @@ t.test('edges the recognizer leaves to the full normalizer', async (t) => {
     '{"x":1}',
     '',
   ];
-  for (const text of no) t.equal(recognizeResultEnvelope(text, 64), undefined, JSON.stringify(text));
-  t.equal(recognizeResultEnvelope('{"result":[[[]]]}', 4)?.resultStart, 10, 'depth 4 within 4');
-  t.equal(recognizeResultEnvelope('{"result":[[[[]]]]}', 4), undefined, 'depth 5 over 4');
+  for (const text of no) t.equal(recognizeResultEnvelope(Buffer.from(text), 64), undefined, JSON.stringify(text));
+  t.equal(recognizeResultEnvelope(Buffer.from('{"result":[[[]]]}'), 4)?.resultStart, 10, 'depth 4 within 4');
+  t.equal(recognizeResultEnvelope(Buffer.from('{"result":[[[[]]]]}'), 4), undefined, 'depth 5 over 4');
   const text = ' {\n "jsonrpc" : "2.0" ,\r\n\t"id":"a\\"b", "result" : {"t":"\\ud83d\\ude00 \\\\ud800"} , "x":[] }\n';
-  const found = recognizeResultEnvelope(text, 64);
+  const found = recognizeResultEnvelope(Buffer.from(text), 64);
   t.ok(found);
   t.equal(text.slice(found!.resultStart, found!.resultEnd), '{"t":"\\ud83d\\ude00 \\\\ud800"}');
   t.equal(text.slice(found!.idStart, found!.idEnd), '"a\\"b"');
-  t.ok(recognizeResultEnvelope('{"result":{"\\\\u":1,"a\\"b":2}}', 64), 'an escaped backslash before u in a member name is no \\u escape');
-  t.equal(recognizeResultEnvelope('{"result":{"\\u005f_proto__":1}}', 64), undefined, 'a \\u escape in a member name goes the full way');
+  t.ok(recognizeResultEnvelope(Buffer.from('{"result":{"\\\\u":1,"a\\"b":2}}'), 64), 'an escaped backslash before u in a member name is no \\u escape');
+  t.equal(recognizeResultEnvelope(Buffer.from('{"result":{"\\u005f_proto__":1}}'), 64), undefined, 'a \\u escape in a member name goes the full way');
+});
+
+t.test('bytes: the id check without a string for short integers, the text of a span, text without a UTF-8 form', async (t) => {
+  const passes = (token: string) => plainIdPasses(Buffer.from(token), 0, token.length);
+  // Up to 15 digits an integer is always safe (read in place); from 16 on Number() decides, as the full path does.
+  t.ok(passes('999999999999999'), '15 digits');
+  t.ok(passes('-999999999999999'), 'minus and 15 digits (16 characters: through Number)');
+  t.ok(passes('9007199254740991'), '16 digits, the largest safe integer');
+  t.notOk(passes('9007199254740993'), '16 digits, past the safe range');
+  t.notOk(passes('-9007199254740993'), 'below the safe range');
+  t.ok(passes('1.5') && passes('-0') && passes('0') && passes('"x"') && passes('null'));
+  t.notOk(passes('1e400'), 'not finite');
+  t.notOk(passes('1e300'), 'an integer past the safe range, with an exponent');
+  t.ok(passes('1.5e-3'), 'not an integer: no range to keep');
+  const text = '{"a":"café 😀","b":"x"}';
+  const bytes = utf8Of(text)!;
+  t.equal(textBetween(text, bytes, bytes.indexOf('"x"'), bytes.length - 1), '"x"', 'offsets in bytes after characters of 2 and 4 bytes');
+  t.equal(textBetween('{"b":"x"}', Buffer.from('{"b":"x"}'), 5, 8), '"x"', 'ASCII: a slice of the text');
+  t.equal(utf8Of('a\ud800b'), undefined, 'a lone surrogate: no UTF-8 form');
+  t.equal(utf8Of('\udc00'), undefined);
+  t.same(utf8Of('😀'), Buffer.from('😀'), 'a pair is well formed');
 });

@@ -30,7 +30,11 @@ function reference(stream: Buffer): SseItem[] {
     if (c === 0x0d && bytes[i + 1] === 0x0a) i++;
     start = i + 1;
     if (line.length === 0) {
-      if (data.length > 0) items.push({ kind: 'event', type: type === '' ? 'message' : type, data: data.join('\n'), lastEventId, invalidUtf8 });
+      if (data.length > 0) {
+        const text = data.join('\n');
+        // The bytes of the data lines, kept beside the text when every line of the event was valid UTF-8.
+        items.push({ kind: 'event', type: type === '' ? 'message' : type, data: text, dataBytes: invalidUtf8 ? undefined : Buffer.from(text), lastEventId, invalidUtf8 });
+      }
       data = [];
       type = '';
       invalidUtf8 = false;

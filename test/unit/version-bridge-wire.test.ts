@@ -14,6 +14,7 @@ import { normalizePolicyOf } from '../../src/envelope/normalize.js';
 import { bridgeReply, planVersionBridge, translateResult, withUpstreamVersion, type VersionBridge } from '../../src/proxy/version-bridge.js';
 import { normalizeEvent } from '../../src/stream/event-normalize.js';
 import { event03, event10, junk, sendParams03, task10, taskPushConfig03, taskPushConfig10 } from '../support/bridge-arbitraries.js';
+import { sseEvent } from '../support/sse-events.js';
 
 const callOf = (method: string, params: unknown, id: string | number = 1) => {
   const raw = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
@@ -121,7 +122,7 @@ t.test('property: arbitrary results and events never throw, and what the caller 
       // Stream events through the event normalizer with the same translation.
       if (!operation.streaming) return;
       const ctx = { callerId: 1, policy: normalizePolicyOf({ name: 'r', keepRemoteErrorData: false, limits: { maxErrorMessageBytes: 256, maxJsonDepth: 64 } }, caller), httpStatus: 200, maxEventBytes: maxBytes, translateResult: (r: unknown) => translateResult(plan.bridge, r, { onDropped: noDrops }, 'event') };
-      const event = normalizeEvent({ kind: 'event', type: 'message', data: JSON.stringify({ jsonrpc: '2.0', id: 9, result }), lastEventId: '', invalidUtf8: false }, ctx, 1);
+      const event = normalizeEvent(sseEvent(JSON.stringify({ jsonrpc: '2.0', id: 9, result })), ctx, 1);
       const parsed = JSON.parse(event.json) as { id: unknown };
       if (parsed.id !== 1) throw new Error('event id');
       if (event.outcome === 'ok' && Buffer.byteLength(event.json) > maxBytes) throw new Error('event over maxEventBytes');

@@ -49,7 +49,9 @@ export function readRequestBody(body: Buffer | undefined, limits: { readonly max
   if (text === '') return { ok: true, text: undefined, value: undefined };
   // The usual body is checked in one pass (plain member names, none special or twice, within the depth, no lone
   // surrogate escape): then JSON.parse reads it as secure-json-parse would. Anything else is checked in full below.
-  if (recognizeStrictObject(text, limits.maxJsonDepth)) return { ok: true, text, value: JSON.parse(text) as Record<string, unknown> };
+  // The pass reads the body's bytes, valid UTF-8 as the decoder just found; a byte-order mark (which the decoder
+  // dropped) or whitespace JSON does not allow around it (which trim() dropped) leaves it not sure.
+  if (recognizeStrictObject(body, limits.maxJsonDepth)) return { ok: true, text, value: JSON.parse(text) as Record<string, unknown> };
   return readInFull(text, limits);
 }
 

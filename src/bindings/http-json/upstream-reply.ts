@@ -15,7 +15,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { Operation } from '../../a2a/operations.js';
-import { BytesResult, ParsedOnRead, type Outcome } from '../../core/outcome.js';
+import { BytesResult, type Outcome } from '../../core/outcome.js';
 import type { Reason } from '../../envelope/codes.js';
 import type { NormalizePolicy } from '../../envelope/normalize.js';
 import { recognizeMessageObject } from '../../envelope/json-recognizers.js';
@@ -64,10 +64,6 @@ export function normalizeRestReply(operation: Operation, reply: RemoteReply, pol
     return ok ? replyError('INVALID_UTF8') : httpError('INVALID_UTF8');
   }
 
-  // The usual success: recognized in one pass without building it (see recognizeMessageObject); its value is
-  // parsed only if a later stage looks inside. A result check needs the value now: the full reader then.
-  if (ok && !isEmpty && policy.checkResult === undefined && recognizeMessageObject(text, policy.maxJsonDepth)) return new ParsedOnRead(text);
-
   // An error body's own members (code, message, details) are checked for repeats too.
   const read = readRemoteJson(text, policy.maxJsonDepth, ok ? 1 : 2);
   if (!read.ok) return ok ? replyError(read.reason, read.detail) : httpError(read.reason);
@@ -88,16 +84,16 @@ export function normalizeRestReply(operation: Operation, reply: RemoteReply, pol
 
 /**
  * The usual success kept as its bytes: valid UTF-8 (what the decoder requires; no byte-order mark, which the decoder
- * drops), recognized on its latin1 view, one character per byte (UTF-8 puts every character past ASCII in bytes
- * 0x80-0xFF, so the JSON grammar reads the same on the view), without the JSON whitespace around it (the text path
- * trims it). Undefined: the text path decides, exactly as before.
+ * drops), recognized in one pass without building it (recognizeMessageObject reads UTF-8 bytes), kept as a latin1
+ * string of its bytes, one character per byte, without the JSON whitespace around it (the text path trims it); its
+ * value is parsed only if a later stage looks inside. Undefined: the full reader decides, exactly as before (a body
+ * the recognizer is not sure of, or one with a byte-order mark).
  */
 function messageBytes(body: Buffer, first: number, maxJsonDepth: number): Outcome | undefined {
-  if (body[0] === UTF8_BOM[0] || !isUtf8(body)) return undefined;
+  if (body[0] === UTF8_BOM[0] || !isUtf8(body) || !recognizeMessageObject(body, maxJsonDepth)) return undefined;
   let end = body.length;
   while (end > first && isJsonSpace(body[end - 1]!)) end--;
-  const view = body.toString('latin1', first, end);
-  return recognizeMessageObject(view, maxJsonDepth) ? new BytesResult(view) : undefined;
+  return new BytesResult(body.toString('latin1', first, end));
 }
 
 function isJsonSpace(c: number): boolean {
