@@ -52,7 +52,6 @@ export type SseSink = (item: SseItem) => boolean | void;
 const DATA = Buffer.from('data');
 const EVENT = Buffer.from('event');
 const ID = Buffer.from('id');
-const NEWLINE = Buffer.from('\n');
 
 /** A growable byte buffer for the line in progress; its size is bounded by the event bound. */
 class LineBuffer {
@@ -63,14 +62,23 @@ class LineBuffer {
   constructor(private readonly cap: number) {}
 
   append(src: Buffer, start: number, end: number): void {
+    if (end <= start) return;
     const need = this.length + (end - start);
-    if (need > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, Math.min(this.buf.length * 2, this.cap), 256));
-      this.buf.copy(grown, 0, 0, this.length);
-      this.buf = grown;
-    }
+    this.reserve(need);
     src.copy(this.buf, this.length, start, end);
     this.length = need;
+  }
+
+  appendByte(byte: number): void {
+    this.reserve(this.length + 1);
+    this.buf[this.length++] = byte;
+  }
+
+  private reserve(need: number): void {
+    if (need <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(need, Math.min(this.buf.length * 2, this.cap), 256));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
   }
 
   view(): Buffer {
@@ -95,8 +103,13 @@ export class SseParser {
   private inEvent = false;
   /** Every `data` line of the event so far, joined with "\n"; undefined until the first. */
   private data: string | undefined;
-  /** The same lines' bytes, while every one of them was valid UTF-8. */
+  /**
+   * The same lines' bytes joined the same way, while every one of them was valid UTF-8: the first line's copy, then
+   * (from a second line on) a buffer that doubles, a new one for each event: copying the bytes so far for each line
+   * would make an event of many short lines quadratic.
+   */
   private dataBytes: Buffer | undefined;
+  private moreDataBytes: LineBuffer | undefined;
   private eventType = '';
   private lastEventId = '';
   private invalidUtf8 = false;
@@ -250,13 +263,24 @@ export class SseParser {
 
   /** `bytes`: the value's bytes, valid UTF-8, in a buffer the parser reuses (copied here); absent for a line that was not. */
   private addData(value: string, bytes?: Buffer): void {
-    if (this.data === undefined) {
-      this.data = value;
+    const first = this.data === undefined;
+    this.data = first ? value : `${this.data}\n${value}`;
+    if (first) {
       this.dataBytes = bytes === undefined ? undefined : Buffer.from(bytes);
-    } else {
-      this.data = `${this.data}\n${value}`;
-      this.dataBytes = bytes === undefined || this.dataBytes === undefined ? undefined : Buffer.concat([this.dataBytes, NEWLINE, bytes]);
+      this.moreDataBytes = undefined;
+      return;
     }
+    if (bytes === undefined || this.dataBytes === undefined) {
+      this.dataBytes = undefined;
+      this.moreDataBytes = undefined;
+      return;
+    }
+    if (this.moreDataBytes === undefined) {
+      this.moreDataBytes = new LineBuffer(this.maxEventBytes);
+      this.moreDataBytes.append(this.dataBytes, 0, this.dataBytes.length);
+    }
+    this.moreDataBytes.appendByte(LF);
+    this.moreDataBytes.append(bytes, 0, bytes.length);
   }
 
   private setId(value: string): void {
@@ -267,9 +291,10 @@ export class SseParser {
     const data = this.data;
     const type = this.eventType === '' ? 'message' : this.eventType;
     const invalidUtf8 = this.invalidUtf8;
-    const dataBytes = invalidUtf8 ? undefined : this.dataBytes;
+    const dataBytes = invalidUtf8 || this.dataBytes === undefined ? undefined : (this.moreDataBytes?.view() ?? this.dataBytes);
     this.data = undefined;
     this.dataBytes = undefined;
+    this.moreDataBytes = undefined;
     this.eventType = '';
     this.invalidUtf8 = false;
     this.inEvent = false;

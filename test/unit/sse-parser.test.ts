@@ -110,6 +110,26 @@ t.test('maxEventBytes: an event of exactly the bound passes, one byte more does 
   }
 });
 
+t.test("dataBytes: the data's UTF-8 bytes beside the text, for many lines up to the bound; none after invalid UTF-8", async (t) => {
+  // Many short data lines: the bytes are appended (not the event's bytes so far copied per line), up to the bound.
+  const max = 64 * 1024;
+  const lines = Math.floor(max / Buffer.byteLength('data: é\n'));
+  const text = `${'data: é\n'.repeat(lines)}\n`;
+  t.ok(Buffer.byteLength(text) - 1 <= max, 'within the bound (its closing blank line not counted)');
+  const { items } = parse([text], max);
+  const event = items[0];
+  t.equal(event?.kind, 'event');
+  if (event?.kind !== 'event') return;
+  t.equal(event.data, Array.from({ length: lines }, () => 'é').join('\n'));
+  t.same(event.dataBytes, Buffer.from(event.data), `${lines} lines`);
+  const split = parse(bytewise('data: a\ndata:\ndata: é\n\n')).items[0];
+  t.same(split?.kind === 'event' && split.dataBytes, Buffer.from('a\n\né'), 'byte by byte, an empty line among them');
+  const bad = parse([Buffer.from('data: a\n'), Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff, 0x0a, 0x0a])]).items[0];
+  t.equal(bad?.kind === 'event' && bad.dataBytes, undefined, 'a data line that is not UTF-8: no bytes');
+  const badName = parse([Buffer.from('data: a\n'), Buffer.from([0x65, 0xff, 0x3a, 0x0a, 0x0a])]).items[0];
+  t.equal(badName?.kind === 'event' && badName.dataBytes, undefined, 'any line of the event not UTF-8: no bytes');
+});
+
 t.test('maxEventBytes counts every line of the event and CRLF as two bytes', async (t) => {
   // "data: a\r\n" is 9 bytes; two of them are 18.
   t.same(parse(['data: a\r\ndata: a\r\n\r\n'], 18).items.map((i) => i.kind), ['event']);
