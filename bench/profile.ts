@@ -149,13 +149,56 @@ async function cpuProfiled(ctx: BenchContext, id: string, load: ProfileLoad): Pr
   };
 }
 
-/** One side of profile-vs-hop: a process under the unary load, its recordings, the calls answered while recorded. */
+/** One side of a side-by-side profile: a process under a unary load, its recordings, the calls answered while recorded. */
 interface ProfiledSide {
   readonly label: string;
   readonly child: Child;
   readonly url: string;
+  readonly body: Buffer;
+  /** Request headers of the load (default: JSON). */
+  readonly headers?: Record<string, string>;
   readonly dataFiles: string[];
   calls: number;
+}
+
+/**
+ * Warms every side, records them alternately (a, b, a, b; cpu-clock, whose sample periods are CPU nanoseconds) under
+ * the same 32-connection load shape, and compares the first with the second in CPU µs per call (bench/perf-compare.ts).
+ * `stop` ends the processes: a process's symbol map is complete once it has exited, and each of its recordings reads
+ * that one map.
+ */
+async function profileSideBySide(ctx: BenchContext, id: string, dir: string, sides: [ProfiledSide, ProfiledSide], stop: () => Promise<void>): Promise<ScenarioResult> {
+  try {
+    for (const side of sides) {
+      // A JSON-RPC side is probed for a JSON-RPC result first; any side must answer its load without errors below.
+      if (side.headers === undefined) await probe(side.url, side.body);
+      await saturate(side.url, side.body, pick(ctx, 4, 1), 32, side.headers);
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const side of sides) {
+        const recording = await recordPerf(side.child.pid, 'cpu-clock', `${side.label.replace(/\W+/g, '-')}-${round}`, dir);
+        const r = await saturate(side.url, side.body, pick(ctx, 4, 2), 32, side.headers);
+        side.dataFiles.push(await recording.stop());
+        if (r.errors > 0 || r.non2xx > 0) throw new Error(`${side.label} under profile: ${r.errors} errors, ${r.non2xx} non-2xx`);
+        side.calls += r.ok;
+      }
+    }
+  } finally {
+    await stop();
+  }
+  const runs = await Promise.all(
+    sides.map(async (side) => ({ label: side.label, calls: side.calls, samples: (await readRecordings(side.dataFiles, side.child.pid)).samples })),
+  );
+  const comparison = compareRuns(runs[0]!, runs[1]!);
+  const text = formatComparison(comparison);
+  writeFileSync(join(dir, 'comparison.txt'), `${text}\n`);
+  ctx.log(text.replace(/^/gm, '  '));
+  return {
+    id,
+    rows: [],
+    rounds: { tool: 'perf', event: 'cpu-clock', calls: comparison.calls, totalMicrosPerCall: comparison.total, comparison: comparison.views },
+    notes: [`comparison: ${join(dir, 'comparison.txt')}`, 'the profiled processes run slower than unprofiled ones: read the differences, not the totals, against npm run bench'],
+  };
 }
 
 /**
@@ -174,41 +217,41 @@ export async function profileVsHop(ctx: BenchContext): Promise<ScenarioResult> {
     await gw.stop();
     throw err;
   });
-  const sides: ProfiledSide[] = [
-    { label: 'gateway', child: gw, url: gatewayUrl(gw, REMOTE), dataFiles: [], calls: 0 },
-    { label: 'dispatch hop', child: hop, url: `http://127.0.0.1:${hop.port}/`, dataFiles: [], calls: 0 },
-  ];
-  try {
-    for (const side of sides) {
-      await probe(side.url, UNARY_REQUEST);
-      await saturate(side.url, UNARY_REQUEST, pick(ctx, 4, 1), 32);
-    }
-    for (let round = 0; round < 2; round++) {
-      for (const side of sides) {
-        const recording = await recordPerf(side.child.pid, 'cpu-clock', `${side.label.replace(/\W+/g, '-')}-${round}`, dir);
-        const r = await saturate(side.url, UNARY_REQUEST, pick(ctx, 4, 2), 32);
-        side.dataFiles.push(await recording.stop());
-        if (r.errors > 0 || r.non2xx > 0) throw new Error(`${side.label} under profile: ${r.errors} errors, ${r.non2xx} non-2xx`);
-        side.calls += r.ok;
-      }
-    }
-  } finally {
-    await Promise.all([gw.stop(), hop.stop()]);
-  }
-  // A process's symbol map is complete once it has exited; each of its recordings reads that one map.
-  const runs = await Promise.all(
-    sides.map(async (side) => ({ label: side.label, calls: side.calls, samples: (await readRecordings(side.dataFiles, side.child.pid)).samples })),
+  return profileSideBySide(
+    ctx,
+    'profile-vs-hop',
+    dir,
+    [
+      { label: 'gateway', child: gw, url: gatewayUrl(gw, REMOTE), body: UNARY_REQUEST, dataFiles: [], calls: 0 },
+      { label: 'dispatch hop', child: hop, url: `http://127.0.0.1:${hop.port}/`, body: UNARY_REQUEST, dataFiles: [], calls: 0 },
+    ],
+    async () => {
+      await Promise.all([gw.stop(), hop.stop()]);
+    },
   );
-  const comparison = compareRuns(runs[0]!, runs[1]!);
-  const text = formatComparison(comparison);
-  writeFileSync(join(dir, 'comparison.txt'), `${text}\n`);
-  ctx.log(text.replace(/^/gm, '  '));
-  return {
-    id: 'profile-vs-hop',
-    rows: [],
-    rounds: { tool: 'perf', event: 'cpu-clock', calls: comparison.calls, totalMicrosPerCall: comparison.total, comparison: comparison.views },
-    notes: [`comparison: ${join(dir, 'comparison.txt')}`, 'the profiled processes run slower than unprofiled ones: read the differences, not the totals, against npm run bench'],
-  };
+}
+
+/**
+ * One gateway process under two loads, recorded alternately: an HTTP+JSON caller's `message:send` to the JSON-RPC
+ * remote (transcoded both ways) and a JSON-RPC caller's `message/send` to the same remote, side by side in CPU µs per
+ * call: where the HTTP+JSON caller path spends what the JSON-RPC one does not (the unary-peers goal is 1.10).
+ */
+export async function profileRestVsJsonRpc(ctx: BenchContext): Promise<ScenarioResult> {
+  const check = checkPerf();
+  if (!check.ok) throw new Error(`profile-rest-vs-jsonrpc needs Linux perf: ${check.why}`);
+  const dir = join(TMP, `perf-rest-vs-jsonrpc-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  const gw = await startGateway({ upstreamPort: ctx.upstream.port, logLevel: 'warn', nodeArgs: perfNodeArgs(dir) });
+  return profileSideBySide(
+    ctx,
+    'profile-rest-vs-jsonrpc',
+    dir,
+    [
+      { label: 'HTTP+JSON caller', child: gw, url: `${gatewayUrl(gw, REMOTE)}/message:send`, body: REST_SEND_REQUEST, headers: { ...REST_HEADERS }, dataFiles: [], calls: 0 },
+      { label: 'JSON-RPC caller', child: gw, url: gatewayUrl(gw, REMOTE), body: UNARY_REQUEST, dataFiles: [], calls: 0 },
+    ],
+    () => gw.stop(),
+  );
 }
 
 /** perf where it works; otherwise --cpu-prof, and the result says why. */

@@ -11,7 +11,8 @@
  * `--only profile` (or `profile-stream`) records an on-CPU profile of the
  * unary (or streaming) hot path with Linux perf instead (`profile-cpuprof`:
  * V8's --cpu-prof; `profile-vs-hop`: the gateway and the bare dispatch hop
- * side by side in CPU µs per call); not part of the default set: a profiled
+ * side by side in CPU µs per call; `profile-rest-vs-jsonrpc`: the gateway's
+ * HTTP+JSON caller path beside its JSON-RPC one); not part of the default set: a profiled
  * gateway is slower, so its numbers never enter the table.
  */
 import { existsSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.js';
 import { buildGateway, ROOT, startGateway, startUpstream, type Child } from './processes.js';
-import { profileCpuprof, profileCpuprofRest, profileStream, profileUnary, profileVsHop } from './profile.js';
+import { profileCpuprof, profileCpuprofRest, profileRestVsJsonRpc, profileStream, profileUnary, profileVsHop } from './profile.js';
 import { formatExtraTable, formatTable, machineInfo, writeResults, type Row, type ScenarioResult } from './report.js';
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
@@ -44,6 +45,7 @@ const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile', profileUnary],
   ['profile-stream', profileStream],
   ['profile-vs-hop', profileVsHop],
+  ['profile-rest-vs-jsonrpc', profileRestVsJsonRpc],
   ['profile-cpuprof', profileCpuprof],
   ['profile-cpuprof-rest', profileCpuprofRest],
 ]);
