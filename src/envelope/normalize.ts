@@ -171,41 +171,49 @@ function plainResultBytes(body: Buffer, callerId: JsonRpcId, policy: NormalizePo
   const found = recognizeResultEnvelope(body, policy.maxJsonDepth);
   if (!found) return undefined;
   if (found.idStart !== -1 && !plainIdPasses(body, found.idStart, found.idEnd)) return undefined;
+  return new WireSuccess(callerId, body.toString('latin1', found.resultStart, found.resultEnd));
+}
+
+/** `{"jsonrpc":"2.0","id":<id>,"result":` as UTF-8 bytes, one character per byte (a latin1 string). */
+function resultEnvelopeHeadBytes(callerId: JsonRpcId): string {
   const head = resultEnvelopeHead(callerId);
-  // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the view. Only a string id
-  // can hold a character past ASCII, and the id is what is tested: the head is a fresh concatenation, which the
+  // The caller's id is text (a string id may hold any character): its UTF-8 bytes go in the envelope. Only a string
+  // id can hold a character past ASCII, and the id is what is tested: the head is a fresh concatenation, which the
   // regular expression would first have to flatten, through the runtime.
-  const headBytes = typeof callerId === 'string' && NON_ASCII.test(callerId) ? Buffer.from(head).toString('latin1') : head;
-  return new WireSuccess(`${headBytes}${body.toString('latin1', found.resultStart, found.resultEnd)}}`, headBytes.length);
+  return typeof callerId === 'string' && NON_ASCII.test(callerId) ? Buffer.from(head).toString('latin1') : head;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
- * A plain success kept as bytes: `wire` is what is written; the text (`json`) and the result value are made only if
- * something reads them (a trace, a log, a test). A class with getters on its prototype (see PlainSuccess).
+ * A plain success kept as bytes: `wire` is what a JSON-RPC caller is written, `resultWire` the remote's result bytes
+ * in it; the envelope (`wire`), its text (`json`) and the result value are made only if something reads them: a
+ * JSON-RPC caller reads the envelope, a codec's caller (HTTP+JSON, gRPC) only the result bytes, so it never has the
+ * caller's envelope made and taken apart again. A class with getters on its prototype (see PlainSuccess).
  */
 class WireSuccess implements Normalized {
   readonly outcome = 'ok' as const;
-  readonly #resultStart: number;
+  readonly #callerId: JsonRpcId;
+  #wire: string | undefined = undefined;
   #json: string | undefined = undefined;
   #parsed = false;
   #value: unknown = undefined;
 
   constructor(
-    readonly wire: string,
-    resultStart: number,
+    callerId: JsonRpcId,
+    readonly resultWire: string,
   ) {
-    this.#resultStart = resultStart;
+    this.#callerId = callerId;
+  }
+
+  get wire(): string {
+    this.#wire ??= `${resultEnvelopeHeadBytes(this.#callerId)}${this.resultWire}}`;
+    return this.#wire;
   }
 
   get json(): string {
     this.#json ??= Buffer.from(this.wire, 'latin1').toString('utf8');
     return this.#json;
-  }
-
-  get resultWire(): string {
-    return this.wire.slice(this.#resultStart, -1);
   }
 
   get result(): unknown {
