@@ -109,8 +109,9 @@ const NO = -1;
 
 /**
  * The envelope's parts when `json` is certainly a JSON object with a
- * `result`, no `error`, at most one `id` (a string, null or a number) and at
- * most one `jsonrpc`, nested at most `maxDepth` deep; else undefined.
+ * `result`, no `error`, at most one `id` (a string, null or a number that
+ * passes plainIdPasses) and at most one `jsonrpc`, nested at most `maxDepth`
+ * deep; else undefined.
  */
 export function recognizeResultEnvelope(json: Buffer, maxDepth: number): ResultEnvelope | undefined {
   const n = json.length;
@@ -165,7 +166,7 @@ export function recognizeResultEnvelope(json: Buffer, maxDepth: number): ResultE
     break;
   }
   if (skipSpace(json, i + 1) !== n || resultStart === -1) return undefined;
-  if (idStart !== -1 && !plainId(json[idStart]!)) return undefined;
+  if (idStart !== -1 && (!plainId(json[idStart]!) || !plainIdPasses(json, idStart, idEnd))) return undefined;
   return { resultStart, resultEnd, idStart, idEnd };
 }
 
@@ -496,7 +497,7 @@ export const MAX_RECOGNIZED_DEPTH = 32;
 /** Members of one object compared pairwise for duplicates; an object with more goes to the full check. */
 export const MAX_RECOGNIZED_MEMBERS = 32;
 
-// The member names of the objects open during a scan (offset and length in the json), one block of slots per
+// The member names of the objects open during a scan (offset and length in the bytes), one block of slots per
 // depth. The scan is synchronous and never re-entered, so one pair of arrays serves every request.
 const nameStarts = new Int32Array(MAX_RECOGNIZED_DEPTH * MAX_RECOGNIZED_MEMBERS);
 const nameLengths = new Int32Array(MAX_RECOGNIZED_DEPTH * MAX_RECOGNIZED_MEMBERS);

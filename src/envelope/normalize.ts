@@ -22,7 +22,7 @@ import {
 } from './envelope.js';
 import { scanJson } from './json-scan.js';
 import type { Redactor } from './redact.js';
-import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from './json-recognizers.js';
+import { recognizeResultEnvelope, textBetween, utf8Of } from './json-recognizers.js';
 import { cleanText, truncateUtf8, type SanitizedText } from './sanitize.js';
 
 export interface NormalizePolicy {
@@ -148,15 +148,23 @@ export function normalizeJsonText(
  */
 function plainResult(text: string, bytes: Buffer | undefined, callerId: JsonRpcId, policy: NormalizePolicy, httpStatus: number): Normalized | undefined {
   if (httpStatus < 200 || httpStatus > 299) return undefined;
-  const json = bytes ?? utf8Of(text);
-  if (json === undefined) return undefined;
-  const found = recognizeResultEnvelope(json, policy.maxJsonDepth);
-  if (!found) return undefined;
-  if (found.idStart !== -1 && !plainIdPasses(json, found.idStart, found.idEnd)) return undefined;
-  const resultJson = textBetween(text, json, found.resultStart, found.resultEnd);
+  const resultJson = plainResultJson(text, bytes, policy.maxJsonDepth);
+  if (resultJson === undefined) return undefined;
   // Anything the redactor's probe flags is redacted from the parsed value: the full path does that.
   if (policy.redactor?.mayHold(resultJson)) return undefined;
   return new PlainSuccess(serializeResultJson(callerId, resultJson), resultJson);
+}
+
+/**
+ * The result's JSON text when `text` is certainly a plain success envelope (recognizeResultEnvelope: its id one the
+ * full path takes as it is), else undefined. `bytes`: the text's UTF-8 when the caller has it (a body, an SSE event's
+ * data), else made here; a text with a lone surrogate has none, and goes the full way.
+ */
+export function plainResultJson(text: string, bytes: Buffer | undefined, maxJsonDepth: number): string | undefined {
+  const json = bytes ?? utf8Of(text);
+  if (json === undefined) return undefined;
+  const found = recognizeResultEnvelope(json, maxJsonDepth);
+  return found === undefined ? undefined : textBetween(text, json, found.resultStart, found.resultEnd);
 }
 
 /**
@@ -170,7 +178,6 @@ function plainResultBytes(body: Buffer, callerId: JsonRpcId, policy: NormalizePo
   if (body[0] === UTF8_BOM[0] || !isUtf8(body)) return undefined;
   const found = recognizeResultEnvelope(body, policy.maxJsonDepth);
   if (!found) return undefined;
-  if (found.idStart !== -1 && !plainIdPasses(body, found.idStart, found.idEnd)) return undefined;
   return new WireSuccess(callerId, body.toString('latin1', found.resultStart, found.resultEnd));
 }
 

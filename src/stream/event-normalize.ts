@@ -7,8 +7,7 @@ import type { JsonRpcId } from '../envelope/envelope.js';
 import { scanJson } from '../envelope/json-scan.js';
 import { findDuplicateMember } from '../envelope/strict-json.js';
 import { serializeResultJson } from '../envelope/envelope.js';
-import { failureEnvelope, normalizeJsonTextFully, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
-import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from '../envelope/json-recognizers.js';
+import { failureEnvelope, normalizeJsonTextFully, plainResultJson, type NormalizePolicy, type Normalized } from '../envelope/normalize.js';
 import type { SseEvent } from './sse-parser.js';
 
 export type EventOutcome = Normalized['outcome'];
@@ -66,13 +65,8 @@ export function normalizeEvent(event: SseEvent, eventRules: EventContext, index:
  */
 function plainResultEvent(data: string, dataBytes: Buffer | undefined, eventRules: EventContext): NormalizedEvent | undefined {
   if (eventRules.checkResult || eventRules.translateResult || eventRules.httpStatus < 200 || eventRules.httpStatus > 299) return undefined;
-  const json = dataBytes ?? utf8Of(data);
-  if (json === undefined) return undefined;
-  const found = recognizeResultEnvelope(json, eventRules.policy.maxJsonDepth);
-  if (!found) return undefined;
-  // A number id must survive a round trip, as the normalizer checks; any doubt goes the full way.
-  if (found.idStart !== -1 && !plainIdPasses(json, found.idStart, found.idEnd)) return undefined;
-  const resultJson = textBetween(data, json, found.resultStart, found.resultEnd);
+  const resultJson = plainResultJson(data, dataBytes, eventRules.policy.maxJsonDepth);
+  if (resultJson === undefined) return undefined;
   if (eventRules.policy.redactor?.mayHold(resultJson)) return undefined;
   // serializeResultJson's text, its head kept for the stream's id: no JSON.stringify of the id per event.
   return { json: `${resultHead(eventRules.callerId)}${oneLine(resultJson)}}`, outcome: 'ok', final: false, redactions: undefined };

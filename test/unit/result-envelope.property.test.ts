@@ -203,6 +203,8 @@ t.test('edges the recognizer leaves to the full normalizer', async (t) => {
     '{"result":"\\x"}',
     '{"result":"\\u12g4"}',
     '{"id":true,"result":1}',
+    '{"id":9007199254740993,"result":1}',
+    '{"id":1e400,"result":1}',
     '{"id":[1],"result":1}',
     '[{"result":1}]',
     '{"x":1}',
