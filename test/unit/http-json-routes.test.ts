@@ -2,7 +2,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { OPERATION_LIST, OPERATIONS, type OperationName } from '../../src/a2a/operations.js';
 import { decodeSegment, encodeSegment, isSegmentValue, MAX_PATH_CHARS, MAX_SEGMENT_BYTES, MAX_SEGMENTS, splitRawPath } from '../../src/bindings/http-json/path-segments.js';
-import { buildRoutePath, matchRoute, pathParamNames } from '../../src/bindings/http-json/routes.js';
+import { buildRoutePath, LITERAL_ROUTE_PATHS, matchRoute, matchRouteInFull, pathParamNames } from '../../src/bindings/http-json/routes.js';
 
 function matched(verb: string, path: string, version = '1.0') {
   const r = matchRoute(verb, path, version);
@@ -24,6 +24,24 @@ const SPEC_ROUTES: [string, string, OperationName, Record<string, string>][] = [
   ['DELETE', '/tasks/t-1/pushNotificationConfigs/c-1', 'DeleteTaskPushNotificationConfig', { taskId: 't-1', id: 'c-1' }],
   ['GET', '/extendedAgentCard', 'GetExtendedAgentCard', {}],
 ];
+
+t.test('the paths answered by lookup get what the full matcher answers, for any verb and version', async (t) => {
+  // The fixed-segment 1.0 paths: SendMessage, SendStreamingMessage, ListTasks, GetExtendedAgentCard.
+  t.same([...LITERAL_ROUTE_PATHS].sort(), ['/extendedAgentCard', '/message:send', '/message:stream', '/tasks']);
+  for (const path of LITERAL_ROUTE_PATHS) {
+    for (const verb of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'post']) {
+      for (const version of [undefined, '0.3', '1.0', '1.1']) {
+        const kept = matchRoute(verb, path, version);
+        t.same(kept, matchRouteInFull(verb, path, version), `${verb} ${path} (${version})`);
+        if (['GET', 'POST', 'DELETE'].includes(verb)) t.ok(Object.isFrozen(kept) && (!kept.ok || Object.isFrozen(kept.match.pathParams)), 'a shared answer is frozen');
+      }
+    }
+    // Anything around the path is the full matcher's to read.
+    for (const other of [`${path}/`, `/v1${path}`, `/acme${path}`, path.toUpperCase()]) t.same(matchRoute('POST', other, '1.0'), matchRouteInFull('POST', other, '1.0'), other);
+  }
+  t.equal(matchRoute('POST', '/message:send').ok, true);
+  t.equal(matchRoute('GET', '/message:send').ok, false);
+});
 
 t.test('every operation of spec §5.3 / §11.3 is matched, with and without a tenant', async (t) => {
   const seen = new Set<string>();
