@@ -1,7 +1,7 @@
 /**
  * A local caller flood is bounded: `server.maxConnections` refuses sockets
  * past the cap while the admitted ones keep working, and event-loop pressure
- * (`server.maxEventLoopDelayMs`, via @fastify/under-pressure) answers a typed
+ * (`server.maxEventLoopDelayMs`, policy/pressure-sampler.ts) answers a typed
  * GATEWAY_OVERLOADED instead of queueing more work, to callers of every
  * binding (JSON-RPC envelope, HTTP+JSON Status, gRPC status).
  */
@@ -10,6 +10,7 @@ import t from 'tap';
 import { startHostileUpstream, type HostileUpstream } from '../support/hostile-upstream.js';
 import * as grpc from '@grpc/grpc-js';
 import { reasonOf, rpc, rpcRequest, startGateway } from '../support/gateway.js';
+import { startOpsGateway } from '../support/ops-gateway.js';
 import { sdkGrpcClientOf, startGrpcGateway } from '../support/grpc-gateway.js';
 import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
 import { replyText, sendText } from '../support/sdk-client.js';
@@ -79,8 +80,8 @@ remotes:
 });
 
 /**
- * Resolves right after @fastify/under-pressure takes its next sample (it
- * calls process.memoryUsage() once per 1 s sample). Knowing where a sample
+ * Resolves right after the gateway's pressure sampler takes its next sample
+ * (it calls process.memoryUsage() once per 1 s sample). Knowing where a sample
  * window starts is what makes the pressure test deterministic: the plugin
  * judges the *mean* loop delay over a window, so a block must fill one.
  */
@@ -192,4 +193,83 @@ remotes:
   t.match(refused, { status: grpc.status.UNAVAILABLE, message: /gateway is overloaded/ }, 'just over: UNAVAILABLE');
   t.match(gw.calls().at(-1), { binding: 'grpc', outcome: 'GATEWAY_OVERLOADED' }, 'logged with its reason');
   t.equal(grpcUpstream.received.length, before, 'nothing reached the remote');
+});
+
+/** process.memoryUsage() calls (the sampler takes one per sample) while `body` runs. */
+async function samplesTakenDuring(body: () => Promise<void>): Promise<number> {
+  const original = process.memoryUsage;
+  let calls = 0;
+  process.memoryUsage = Object.assign(() => {
+    calls++;
+    return original();
+  }, original);
+  try {
+    await body();
+  } finally {
+    process.memoryUsage = original;
+  }
+  return calls;
+}
+
+const idle = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const twoOwnListeners = (server: string) => `
+server: { ${server} }
+remotes:
+  a: { url: '${upstream.url}/ok', allowPrivateNetwork: true, listen: { port: 0 } }
+  b: { url: '${upstream.url}/ok', allowPrivateNetwork: true, listen: { port: 0 } }
+  c: { url: '${upstream.url}/ok', allowPrivateNetwork: true }
+`;
+
+t.test('shedding off (the default): a gateway with three listeners samples nothing, idle or serving', async (t) => {
+  const gw = await startOpsGateway(twoOwnListeners('maxEventLoopDelayMs: 0'));
+  t.teardown(() => gw.close());
+  const taken = await samplesTakenDuring(async () => {
+    const reply = await rpc(`${gw.remoteUrls.a}/`, rpcRequest('GetTask', 1, { id: 'task-1' }));
+    t.ok(reply.json.result, 'a call is served');
+    await idle(2500);
+  });
+  // Each listener used to register its own sampler (@fastify/under-pressure), whether shedding was on or not.
+  t.equal(taken, 0, 'no sample taken in two and a half windows');
+});
+
+t.test('shedding on with three listeners: one sampler for the process, one sample a second', async (t) => {
+  const gw = await startOpsGateway(twoOwnListeners('maxEventLoopDelayMs: 50'));
+  t.teardown(() => gw.close());
+  await nextPressureSample();
+  const taken = await samplesTakenDuring(() => idle(2500));
+  t.ok(taken >= 2 && taken <= 3, `${taken} samples in 2.5 s, not one per listener`);
+  const reply = await rpc(`${gw.remoteUrls.b}/`, rpcRequest('GetTask', 1, { id: 'task-1' }));
+  t.ok(reply.json.result, 'a calm loop serves the call on a listener of its own');
+});
+
+t.test('a reload sets a threshold: sampling starts at the next call and sheds; a reload clearing it stops sampling', async (t) => {
+  const { parseConfig } = await import('../../src/loader/load.js');
+  const gw = await startOpsGateway(twoOwnListeners('maxEventLoopDelayMs: 0'));
+  t.teardown(() => gw.close());
+  const call = (id: string) => rpc(`${gw.url}/remotes/c`, rpcRequest('GetTask', id, { id: 'task-1' }));
+  const withThreshold = (ms: number) => {
+    const next = parseConfig(twoOwnListeners(`maxEventLoopDelayMs: ${ms}`), 'reload.yaml');
+    return { ...next, server: { ...next.server, host: '127.0.0.1', port: 0 } };
+  };
+  gw.gateway.reload(withThreshold(50));
+  const firstSample = nextPressureSample();
+  t.ok((await call('after-reload')).json.result, 'the first call after the reload is served (nothing sampled yet)');
+  await firstSample;
+  await nextPressureSample();
+  const until = performance.now() + 1100;
+  while (performance.now() < until);
+  await idle(5);
+  t.equal(reasonOf(await call('lagging')), 'GATEWAY_OVERLOADED', 'the threshold set by the reload sheds');
+
+  gw.gateway.reload(withThreshold(0));
+  // The sampler sees the threshold gone at its next tick (within a second) and stops.
+  await idle(1100);
+  const taken = await samplesTakenDuring(async () => {
+    const blockedUntil = performance.now() + 1100;
+    while (performance.now() < blockedUntil);
+    await idle(5);
+    t.ok((await call('off-again')).json.result, 'shedding off: a lagging loop serves the call');
+    await idle(1500);
+  });
+  t.equal(taken, 0, 'no sample once the threshold is cleared');
 });
