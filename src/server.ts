@@ -25,6 +25,7 @@ import { createGrpcFront, type GrpcFront } from './routes/grpc-front.js';
 import type { GrpcAddresses } from './routes/grpc-listeners.js';
 import { answerRequestTimeouts, applyCallerTimeout, callerTimeoutOptions } from './routes/caller-timeout.js';
 import { createCallFront, type CallFront, type CallFrontOptions } from './routes/call-front.js';
+import { pressureConfigChanged } from './routes/load-shed.js';
 import { notFoundRoutes } from './routes/not-found.js';
 import { opsRoutes } from './routes/ops.js';
 import { listenerMount, sharedMount } from './routes/remote-mount.js';
@@ -373,6 +374,7 @@ export async function createGateway(initial: GatewayConfig, options: GatewayOpti
       current = next;
       runtimes = nextRuntimes;
       grpc?.reloaded(next);
+      pressureConfigChanged(ctx);
       trackRemotes();
       metrics.configReloads.inc({ result: 'ok' });
       return { restartNeeded };

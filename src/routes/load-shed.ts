@@ -48,6 +48,11 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
   });
 }
 
+/** After a reload: a threshold the new config sets starts the sampler now (one the config clears stops it at its next tick). */
+export function pressureConfigChanged(ctx: GatewayContext): void {
+  if (sheddingOn(ctx.config().server)) samplerOf(ctx).start();
+}
+
 /**
  * Whether a call arriving now is shed, for the HTTP routes, the call front and the gRPC listeners: the thresholds in
  * force against the last sample. False while shedding is off (then no sample is read or taken).

@@ -242,7 +242,7 @@ t.test('shedding on with three listeners: one sampler for the process, one sampl
   t.ok(reply.json.result, 'a calm loop serves the call on a listener of its own');
 });
 
-t.test('a reload sets a threshold: sampling starts at the next call and sheds; a reload clearing it stops sampling', async (t) => {
+t.test('a reload sets a threshold: sampling starts with the reload and sheds; a reload clearing it stops sampling', async (t) => {
   const { parseConfig } = await import('../../src/loader/load.js');
   const gw = await startOpsGateway(twoOwnListeners('maxEventLoopDelayMs: 0'));
   t.teardown(() => gw.close());
@@ -251,9 +251,10 @@ t.test('a reload sets a threshold: sampling starts at the next call and sheds; a
     const next = parseConfig(twoOwnListeners(`maxEventLoopDelayMs: ${ms}`), 'reload.yaml');
     return { ...next, server: { ...next.server, host: '127.0.0.1', port: 0 } };
   };
-  gw.gateway.reload(withThreshold(50));
   const firstSample = nextPressureSample();
-  t.ok((await call('after-reload')).json.result, 'the first call after the reload is served (nothing sampled yet)');
+  gw.gateway.reload(withThreshold(50));
+  t.ok((await call('after-reload')).json.result, 'a call right after the reload is served (its first window has not ended)');
+  // No call needed: the reload started the sampler.
   await firstSample;
   await nextPressureSample();
   const until = performance.now() + 1100;
