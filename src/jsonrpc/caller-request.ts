@@ -22,10 +22,11 @@ export interface CallerRequest {
   readonly raw: Buffer;
   readonly params?: unknown;
   /**
-   * The params' JSON text, when the request was read in one pass (recognizeCallerRequest, envelope/json-recognizers.ts): every member name in it
-   * is then written without escapes, so a name the text does not contain (quoted) is no member anywhere in it.
+   * Whether the params' bytes hold `quotedName` (a member name in its quotes), when the request was read in one pass
+   * (recognizeCallerRequest, envelope/json-recognizers.ts): every member name in them is then written without
+   * escapes, so a name they do not hold is no member anywhere in the params. Absent for a request checked in full.
    */
-  readonly paramsJson?: string | undefined;
+  paramsHold?(quotedName: Buffer): boolean;
 }
 
 export type CallerRequestCheck =
@@ -93,8 +94,11 @@ class RecognizedRequest implements CallerRequest {
     return this.#params;
   }
 
-  get paramsJson(): string | undefined {
-    return this.paramsStart === -1 ? undefined : this.raw.toString('utf8', this.paramsStart, this.paramsEnd);
+  paramsHold(quotedName: Buffer): boolean {
+    if (this.paramsStart === -1) return false;
+    // Searched in place (no text made of the params): a match must end within them.
+    const at = this.raw.indexOf(quotedName, this.paramsStart);
+    return at !== -1 && at + quotedName.length <= this.paramsEnd;
   }
 }
 

@@ -27,6 +27,7 @@ import type { ResultRewrite } from './upstream-reply.js';
 
 /** Operations whose request may carry a push config. */
 const CARRIES_CONFIG: ReadonlySet<OperationName> = new Set(['CreateTaskPushNotificationConfig', 'SendMessage', 'SendStreamingMessage']);
+const QUOTED_CONFIGURATION = Buffer.from('"configuration"');
 /** Operations whose result holds push configs. */
 const RETURNS_CONFIG: ReadonlySet<OperationName> = new Set(['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs']);
 
@@ -47,9 +48,9 @@ export function rewritePushCall(
 ): PushCallRewrite {
   const known = operationForJsonRpcMethod(call.method);
   if (!known || !CARRIES_CONFIG.has(known.operation.name)) return { ok: true, call };
-  // A send whose params (read in one pass: member names unescaped, see CallerRequest.paramsJson) never spell
+  // A send whose params (read in one pass: member names unescaped, see CallerRequest.paramsHold) never spell
   // "configuration" has no configuration: decided without parsing the params, which usually go out unread.
-  if (known.operation.name !== 'CreateTaskPushNotificationConfig' && call.paramsJson !== undefined && !call.paramsJson.includes('"configuration"')) return { ok: true, call };
+  if (known.operation.name !== 'CreateTaskPushNotificationConfig' && call.paramsHold?.(QUOTED_CONFIGURATION) === false) return { ok: true, call };
   if (!isObject(call.params)) return { ok: true, call };
   // The common cases cost a few lookups: a send whose `configuration` names no push config in any spelling.
   if (known.operation.name !== 'CreateTaskPushNotificationConfig' && !namesPushConfig(call.params.configuration)) return { ok: true, call };

@@ -111,8 +111,8 @@ t.test('the recognizer is taken for the usual requests, and only says yes to JSO
   const usual = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m-1","parts":[{"kind":"text","text":"hello"}]}}}';
   t.ok(recognizeCallerRequest(Buffer.from(usual)), 'a plain message/send');
   const checked = checkCallerRequest(Buffer.from(usual), LIMIT);
-  t.ok(checked.ok && checked.request.paramsJson !== undefined, 'checkCallerRequest took the one-pass path (params text kept)');
-  t.equal(checkCallerRequestInFull(Buffer.from(usual)).ok && (checkCallerRequestInFull(Buffer.from(usual)) as { request: { paramsJson?: string } }).request.paramsJson, undefined);
+  t.ok(checked.ok && checked.request.paramsHold !== undefined, 'checkCallerRequest took the one-pass path (params searchable in place)');
+  t.equal(checkCallerRequestInFull(Buffer.from(usual)).ok && (checkCallerRequestInFull(Buffer.from(usual)) as { request: { paramsHold?: unknown } }).request.paramsHold, undefined);
 });
 
 t.test('depth and width bounds: just under is recognized, just over goes to the full check, the verdict the same', async (t) => {
@@ -146,13 +146,28 @@ t.test('members named twice are refused at every depth, as before', async (t) =>
   t.equal(checkCallerRequest(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m","params":{"abXc":1,"abYc":2}}'), LIMIT).ok, true);
 });
 
+t.test('paramsHold: a match must lie within the params, not before or after them', async (t) => {
+  const held = (text: string, name: string) => {
+    const checked = checkCallerRequest(Buffer.from(text), LIMIT);
+    if (!checked.ok || checked.request.paramsHold === undefined) throw new Error(`not read in one pass: ${text}`);
+    return checked.request.paramsHold(Buffer.from(`"${name}"`));
+  };
+  t.equal(held('{"jsonrpc":"2.0","method":"message/send","params":{"message":{}},"id":"configuration"}', 'configuration'), false, 'after the params (the id)');
+  t.equal(held('{"jsonrpc":"2.0","id":"configuration","method":"message/send","params":{"message":{}}}', 'configuration'), false, 'before them');
+  t.equal(held('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"configuration":{}}}', 'configuration'), true, 'the first member');
+  t.equal(held('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"a":{"configuration":1}}}', 'configuration'), true, 'nested');
+  t.equal(held('{"jsonrpc":"2.0","id":1,"method":"message/send"}', 'configuration'), false, 'no params');
+});
+
 t.test('params are parsed only when read, and read as the full check reads them', async (t) => {
   const text = '{"jsonrpc":"2.0","id":"é-1","method":"message/send","params":{"message":{"text":"naïve — ok","n":1.5e3}}}';
   const checked = checkCallerRequest(Buffer.from(text), LIMIT);
   t.ok(checked.ok);
   if (!checked.ok) return;
   t.equal(checked.request.id, 'é-1', 'an id past ASCII is decoded from its bytes');
-  t.equal(checked.request.paramsJson, '{"message":{"text":"naïve — ok","n":1.5e3}}');
+  const hold = (name: string) => checked.request.paramsHold!(Buffer.from(`"${name}"`));
+  t.ok(hold('message') && hold('text') && hold('n'), 'its member names are held');
+  t.notOk(hold('configuration'), 'a name it does not spell is not');
   t.same(checked.request.params, { message: { text: 'naïve — ok', n: 1500 } });
   t.equal(checked.request.params, checked.request.params, 'parsed once');
 });

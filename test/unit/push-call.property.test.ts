@@ -103,7 +103,7 @@ t.test('a request read in one pass (checkCallerRequest) gets the verdict the par
       const raw = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method, params: p }));
       const checked = checkCallerRequest(raw, 1 << 20);
       if (!checked.ok) return true;
-      if (checked.request.paramsJson !== undefined) recognized++;
+      if (checked.request.paramsHold !== undefined) recognized++;
       const push = enabled ? settings : undefined;
       const parsed = rewritePushCall(push, 'weather', { id, method, raw, params: p }, known.generation, 'r1');
       const read = rewritePushCall(push, 'weather', checked.request, known.generation, 'r1');
