@@ -11,6 +11,7 @@ import { startHostileUpstream, type HostileUpstream } from '../support/hostile-u
 import * as grpc from '@grpc/grpc-js';
 import { reasonOf, rpc, rpcRequest, startGateway } from '../support/gateway.js';
 import { startOpsGateway } from '../support/ops-gateway.js';
+import { nextPressureSample, samplesTakenDuring } from '../support/pressure-samples.js';
 import { sdkGrpcClientOf, startGrpcGateway } from '../support/grpc-gateway.js';
 import { startSdkGrpcUpstream } from '../support/grpc-peers.js';
 import { replyText, sendText } from '../support/sdk-client.js';
@@ -78,25 +79,6 @@ remotes:
   sockets.push(replacement);
   t.equal(await healthOn(replacement), 'HTTP/1.1 200 OK', 'a freed slot admits a new socket');
 });
-
-/**
- * Resolves right after the gateway's pressure sampler takes its next sample
- * (it calls process.memoryUsage() once per 1 s sample). Knowing where a sample
- * window starts is what makes the pressure test deterministic: the plugin
- * judges the *mean* loop delay over a window, so a block must fill one.
- */
-function nextPressureSample(): Promise<void> {
-  const original = process.memoryUsage;
-  return new Promise((resolve) => {
-    const spy = Object.assign(() => {
-      process.memoryUsage = original;
-      const usage = original();
-      setImmediate(resolve);
-      return usage;
-    }, original);
-    process.memoryUsage = spy;
-  });
-}
 
 t.test('event-loop pressure: a call passes on a calm loop; after a blocked window it is GATEWAY_OVERLOADED, not forwarded', async (t) => {
   const gw = await startGateway(`
@@ -194,22 +176,6 @@ remotes:
   t.match(gw.calls().at(-1), { binding: 'grpc', outcome: 'GATEWAY_OVERLOADED' }, 'logged with its reason');
   t.equal(grpcUpstream.received.length, before, 'nothing reached the remote');
 });
-
-/** process.memoryUsage() calls (the sampler takes one per sample) while `body` runs. */
-async function samplesTakenDuring(body: () => Promise<void>): Promise<number> {
-  const original = process.memoryUsage;
-  let calls = 0;
-  process.memoryUsage = Object.assign(() => {
-    calls++;
-    return original();
-  }, original);
-  try {
-    await body();
-  } finally {
-    process.memoryUsage = original;
-  }
-  return calls;
-}
 
 const idle = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const twoOwnListeners = (server: string) => `

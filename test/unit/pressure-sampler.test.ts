@@ -1,27 +1,12 @@
 import t from 'tap';
 import { PressureSampler } from '../../src/policy/pressure-sampler.js';
-
-/** Counts process.memoryUsage() calls (one per sample taken) while `body` runs. */
-async function countingSamples(body: () => Promise<void>): Promise<number> {
-  const original = process.memoryUsage;
-  let calls = 0;
-  process.memoryUsage = Object.assign(() => {
-    calls++;
-    return original();
-  }, original);
-  try {
-    await body();
-  } finally {
-    process.memoryUsage = original;
-  }
-  return calls;
-}
+import { samplesTakenDuring } from '../support/pressure-samples.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 t.test('not wanted: sample() answers calm and starts nothing', async (t) => {
   const sampler = new PressureSampler(() => false);
-  const taken = await countingSamples(async () => {
+  const taken = await samplesTakenDuring(async () => {
     t.same(sampler.sample(), { eventLoopDelay: 0, heapUsed: 0 });
     t.equal(sampler.running, false);
     await sleep(1200);
@@ -32,7 +17,7 @@ t.test('not wanted: sample() answers calm and starts nothing', async (t) => {
 t.test('wanted: the first sample() starts it, calm until its first window ends, then one sample a second', async (t) => {
   const sampler = new PressureSampler(() => true);
   t.teardown(() => sampler.stop());
-  const taken = await countingSamples(async () => {
+  const taken = await samplesTakenDuring(async () => {
     t.same(sampler.sample(), { eventLoopDelay: 0, heapUsed: 0 }, 'nothing known yet');
     t.equal(sampler.running, true);
     await sleep(2500);
@@ -61,7 +46,7 @@ t.test('no longer wanted: it stops at its next tick and forgets its figures; wan
   await sleep(1400);
   t.ok(sampler.sample().heapUsed > 0, 'sampled');
   wanted = false;
-  const taken = await countingSamples(async () => {
+  const taken = await samplesTakenDuring(async () => {
     await sleep(2200);
   });
   t.equal(taken, 0, 'the tick that saw it unwanted took no sample, and none came after');
@@ -75,7 +60,7 @@ t.test('no longer wanted: it stops at its next tick and forgets its figures; wan
 t.test('start() twice keeps one timer and one histogram', async (t) => {
   const sampler = new PressureSampler(() => true);
   t.teardown(() => sampler.stop());
-  const taken = await countingSamples(async () => {
+  const taken = await samplesTakenDuring(async () => {
     sampler.start();
     sampler.start();
     await sleep(1500);
