@@ -30,7 +30,8 @@ const samplers = new WeakMap<GatewayContext, PressureSampler>();
 function samplerOf(ctx: GatewayContext): PressureSampler {
   let sampler = samplers.get(ctx);
   if (sampler === undefined) {
-    sampler = new PressureSampler(() => sheddingOn(ctx.config().server));
+    // Not once the gateway shuts down: a reload or a request during the drain must not start one nobody stops.
+    sampler = new PressureSampler(() => !ctx.shutdown.aborted && sheddingOn(ctx.config().server));
     samplers.set(ctx, sampler);
   }
   return sampler;
@@ -40,6 +41,7 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
   const sampler = samplerOf(ctx);
   // A gateway started with a threshold samples from the start (its first window ends a second later).
   if (sheddingOn(ctx.config().server)) sampler.start();
+  // Each mount's close stops the one sampler (idempotent); nothing starts it again once shutdown has begun.
   app.addHook('onClose', async () => sampler.stop());
   app.addHook('onRequest', async (request, reply) => {
     if (!shedding(ctx) || opts.exempt(request)) return undefined;
@@ -50,7 +52,7 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
 
 /** After a reload: a threshold the new config sets starts the sampler now (one the config clears stops it at its next tick). */
 export function pressureConfigChanged(ctx: GatewayContext): void {
-  if (sheddingOn(ctx.config().server)) samplerOf(ctx).start();
+  if (!ctx.shutdown.aborted && sheddingOn(ctx.config().server)) samplerOf(ctx).start();
 }
 
 /**

@@ -1,8 +1,11 @@
 import t from 'tap';
 import { PressureSampler } from '../../src/policy/pressure-sampler.js';
-import { samplesTakenDuring } from '../support/pressure-samples.js';
+import { nextPressureSample, samplesTakenDuring } from '../support/pressure-samples.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// The sampler's timer is unref'd (it never keeps a process alive): this file waits for it, so it holds the loop open.
+const keepAlive = setInterval(() => undefined, 60_000);
+t.teardown(() => clearInterval(keepAlive));
 
 t.test('not wanted: sample() answers calm and starts nothing', async (t) => {
   const sampler = new PressureSampler(() => false);
@@ -17,15 +20,16 @@ t.test('not wanted: sample() answers calm and starts nothing', async (t) => {
 t.test('wanted: the first sample() starts it, calm until its first window ends, then one sample a second', async (t) => {
   const sampler = new PressureSampler(() => true);
   t.teardown(() => sampler.stop());
-  const taken = await samplesTakenDuring(async () => {
-    t.same(sampler.sample(), { eventLoopDelay: 0, heapUsed: 0 }, 'nothing known yet');
-    t.equal(sampler.running, true);
-    await sleep(2500);
-  });
-  t.equal(taken, 2, 'two windows ended');
+  const first = nextPressureSample();
+  t.same(sampler.sample(), { eventLoopDelay: 0, heapUsed: 0 }, 'nothing known yet');
+  t.equal(sampler.running, true);
+  await first;
   const sample = sampler.sample();
   t.ok(sample.heapUsed > 0, 'the heap in use');
-  t.ok(sample.eventLoopDelay >= 0 && sample.eventLoopDelay < 50, `a calm loop: ${sample.eventLoopDelay} ms`);
+  t.ok(Number.isFinite(sample.eventLoopDelay) && sample.eventLoopDelay >= 0 && sample.eventLoopDelay < 1000, `a loop that ran: ${sample.eventLoopDelay} ms`);
+  // A second a sample (a loaded machine may be late by some hundreds of ms; never a sample per 10 ms tick).
+  const taken = await samplesTakenDuring(() => sleep(2500));
+  t.ok(taken >= 1 && taken <= 3, `${taken} samples in 2.5 s`);
 });
 
 t.test('a window the loop was blocked for is read as lagging', async (t) => {
@@ -42,8 +46,9 @@ t.test('no longer wanted: it stops at its next tick and forgets its figures; wan
   let wanted = true;
   const sampler = new PressureSampler(() => wanted);
   t.teardown(() => sampler.stop());
+  const first = nextPressureSample();
   sampler.start();
-  await sleep(1400);
+  await first;
   t.ok(sampler.sample().heapUsed > 0, 'sampled');
   wanted = false;
   const taken = await samplesTakenDuring(async () => {
@@ -65,5 +70,7 @@ t.test('start() twice keeps one timer and one histogram', async (t) => {
     sampler.start();
     await sleep(1500);
   });
-  t.equal(taken, 1);
+  // Two timers would take two samples a window (one per timer).
+  t.ok(taken <= 1, `${taken} sample in a window and a half`);
+  t.equal(sampler.running, true);
 });
