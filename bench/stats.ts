@@ -20,3 +20,10 @@ export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** In how many rounds `a`'s p99 was below `b`'s (round i of each ran in the same round of alternation). */
+export function lowerInRounds(a: readonly { readonly p99Ms: number }[], b: readonly { readonly p99Ms: number }[]): number {
+  let lower = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i]!.p99Ms < b[i]!.p99Ms) lower++;
+  return lower;
+}

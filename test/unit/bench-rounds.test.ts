@@ -1,5 +1,6 @@
 import t from 'tap';
 import { alternate, alternateMany, roundOrder } from '../../bench/context.js';
+import { lowerInRounds } from '../../bench/stats.js';
 
 t.test('each round runs every side once, in an order of its own that is the same in every run', async (t) => {
   const orders = Array.from({ length: 7 }, (_, r) => roundOrder(9, r));
@@ -30,4 +31,11 @@ t.test('alternateMany and alternate keep each side\'s results apart, in round or
   t.equal(two.a.length, 4);
   t.equal(two.b.length, 4);
   t.same(ran.filter((x) => x === 'a').length, 4);
+});
+
+t.test('lowerInRounds counts the rounds where the first side\'s p99 is strictly below the second\'s', async (t) => {
+  const p99 = (...values: number[]) => values.map((p99Ms) => ({ p99Ms }));
+  t.equal(lowerInRounds(p99(1, 2, 3), p99(2, 2, 1)), 1, 'a tie is not lower');
+  t.equal(lowerInRounds(p99(1, 1), p99(2, 2, 0)), 2, 'only the rounds both ran');
+  t.equal(lowerInRounds([], p99(1)), 0);
 });
