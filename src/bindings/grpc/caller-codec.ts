@@ -4,7 +4,8 @@
  * with `grpc-status-details-bin`. Pure apart from grpc-js's Metadata class.
  */
 import type { JsonValue } from '@bufbuild/protobuf';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from './grpc-js.js';
 import type { Operation } from '../../a2a/operations.js';
 import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome, ResultOutcome } from '../../core/outcome.js';
@@ -68,7 +69,7 @@ export function encodeResult(op: Operation, result: ResultOutcome, remote: strin
 /** An error outcome as the grpc-js status of the call. */
 export function encodeError(error: ErrorOutcome): Partial<grpc.StatusObject> & { code: grpc.status; details: string } {
   const code = grpcCodeOf(error);
-  const metadata = new grpc.Metadata();
+  const metadata = new (grpcJs().Metadata)();
   metadata.set('grpc-status-details-bin', encodeStatusDetails(error, code));
   for (const [key, value] of Object.entries(error.headers ?? {})) {
     if (/^[a-z0-9_.-]+$/.test(key) && !key.startsWith('grpc-') && !key.endsWith('-bin')) metadata.set(key, value);

@@ -14,7 +14,8 @@
  * is the gateway's: a request that does not decode becomes the catalogue's
  * INVALID_PARAMS, not grpc-js's generic INTERNAL.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcJs } from './grpc-js.js';
 import { OPERATION_LIST, type Operation } from '../../a2a/operations.js';
 import type { A2ACall } from '../../core/call.js';
 import type { ErrorOutcome } from '../../core/outcome.js';
@@ -90,7 +91,7 @@ function serviceDefinition(): grpc.ServiceDefinition {
 }
 
 export async function startGrpcListener(opts: GrpcListenerOptions): Promise<GrpcListener> {
-  const server = new grpc.Server({
+  const server = new (grpcJs().Server)({
     // The gateway pings idle callers every minute and drops a connection that does not answer in 20 s.
     'grpc.keepalive_time_ms': 60_000,
     'grpc.keepalive_timeout_ms': 20_000,
@@ -105,8 +106,8 @@ export async function startGrpcListener(opts: GrpcListenerOptions): Promise<Grpc
   }
   server.addService(serviceDefinition(), implementation);
   const credentials = opts.tls
-    ? grpc.ServerCredentials.createSsl(opts.tls.ca ?? null, [{ private_key: opts.tls.key, cert_chain: opts.tls.cert }], opts.tls.requireClientCert ?? false)
-    : grpc.ServerCredentials.createInsecure();
+    ? grpcJs().ServerCredentials.createSsl(opts.tls.ca ?? null, [{ private_key: opts.tls.key, cert_chain: opts.tls.cert }], opts.tls.requireClientCert ?? false)
+    : grpcJs().ServerCredentials.createInsecure();
   const address = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, credentials, (err, bound) => (err ? reject(err) : resolve(bound)));
@@ -224,7 +225,7 @@ function streamHandler(op: Operation, opts: GrpcListenerOptions): grpc.handleSer
 }
 
 function toMetadata(values: Readonly<Record<string, string>>): grpc.Metadata {
-  const metadata = new grpc.Metadata();
+  const metadata = new (grpcJs().Metadata)();
   for (const [key, value] of Object.entries(values)) metadata.set(key, value);
   return metadata;
 }
