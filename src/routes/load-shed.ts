@@ -38,11 +38,10 @@ function samplerOf(ctx: GatewayContext): PressureSampler {
 }
 
 export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayContext, opts: LoadShedOptions): Promise<void> {
-  const sampler = samplerOf(ctx);
   // A gateway started with a threshold samples from the start (its first window ends a second later).
-  if (sheddingOn(ctx.config().server)) sampler.start();
+  pressureConfigChanged(ctx);
   // Each mount's close stops the one sampler (idempotent); nothing starts it again once shutdown has begun.
-  app.addHook('onClose', async () => sampler.stop());
+  app.addHook('onClose', async () => samplerOf(ctx).stop());
   app.addHook('onRequest', async (request, reply) => {
     if (!shedding(ctx) || opts.exempt(request)) return undefined;
     opts.refuse(request, reply, 'GATEWAY_OVERLOADED', { 'retry-after': '1' });
@@ -50,7 +49,10 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
   });
 }
 
-/** After a reload: a threshold the new config sets starts the sampler now (one the config clears stops it at its next tick). */
+/**
+ * At start and after a reload: a threshold the config sets starts the sampler now (one the config clears stops it at
+ * its next tick).
+ */
 export function pressureConfigChanged(ctx: GatewayContext): void {
   if (!ctx.shutdown.aborted && sheddingOn(ctx.config().server)) samplerOf(ctx).start();
 }
