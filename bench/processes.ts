@@ -60,9 +60,9 @@ export function startUpstream(): Promise<Child> {
   return startScript('upstream', 'bench/upstream.ts');
 }
 
-/** The bare Fastify + undici.request proxy (bench/reference-hop.ts) in front of one upstream route. */
-export function startReferenceHop(upstreamPort: number, path: string): Promise<Child> {
-  return startScript('fastify hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path]);
+/** The bare Fastify + undici.request proxy (bench/reference-hop.ts) in front of one upstream route; `spinMicros` of CPU burnt per call. */
+export function startReferenceHop(upstreamPort: number, path: string, spinMicros = 0): Promise<Child> {
+  return startScript(spinMicros > 0 ? `fastify hop +${spinMicros} µs` : 'fastify hop', 'bench/reference-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path, String(spinMicros)]);
 }
 
 /** The bare node:http + undici Pool.dispatch proxy (bench/dispatch-hop.ts) in front of one upstream route; `nodeArgs` as for the gateway (a profiler's). */

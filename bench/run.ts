@@ -26,7 +26,7 @@ import { formatExtraTable, formatTable, machineInfo, writeResults, type Row, typ
 import { memoryStreams, memoryUnary } from './scenario-memory.js';
 import { normalizerCost } from './scenario-normalizer.js';
 import { streamingLatency, streamingThroughput } from './scenario-stream.js';
-import { unaryFixedRate, unaryLogCost } from './scenario-unary.js';
+import { fixedRateCalibration, unaryFixedRate, unaryLogCost } from './scenario-unary.js';
 import { unaryPeers } from './scenario-unary-peers.js';
 
 type Scenario = (ctx: BenchContext) => Promise<ScenarioResult>;
@@ -48,6 +48,7 @@ const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile-rest-vs-jsonrpc', profileRestVsJsonRpc],
   ['profile-cpuprof', profileCpuprof],
   ['profile-cpuprof-rest', profileCpuprofRest],
+  ['fixed-rate-calibration', fixedRateCalibration],
 ]);
 
 function parseCli() {

@@ -27,3 +27,21 @@ export function lowerInRounds(a: readonly { readonly p99Ms: number }[], b: reado
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i]!.p99Ms < b[i]!.p99Ms) lower++;
   return lower;
 }
+
+/**
+ * The sign test's one-sided p: the chance of `lower` or fewer rounds in `n` where one side's value was the lower, if
+ * each round were a coin toss between the two (Binomial(n, 1/2), exact). Small: the first side was the higher more
+ * often than a tie makes likely. No rounds: 1.
+ */
+export function signTestP(lower: number, n: number): number {
+  if (n <= 0 || lower >= n) return 1;
+  if (lower < 0) return 0;
+  // Binomial coefficients as a running product, each term C(n, k) / 2^n; exact enough for any round count run here.
+  let term = 2 ** -n;
+  let p = term;
+  for (let k = 1; k <= lower; k++) {
+    term = (term * (n - k + 1)) / k;
+    p += term;
+  }
+  return Math.min(1, p);
+}

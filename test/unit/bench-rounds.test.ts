@@ -1,6 +1,6 @@
 import t from 'tap';
 import { alternate, alternateMany, roundOrder } from '../../bench/context.js';
-import { lowerInRounds } from '../../bench/stats.js';
+import { lowerInRounds, signTestP } from '../../bench/stats.js';
 
 t.test('each round runs every side once, in an order of its own that is the same in every run', async (t) => {
   const orders = Array.from({ length: 7 }, (_, r) => roundOrder(9, r));
@@ -38,4 +38,20 @@ t.test('lowerInRounds counts the rounds where the first side\'s p99 is strictly 
   t.equal(lowerInRounds(p99(1, 2, 3), p99(2, 2, 1)), 1, 'a tie is not lower');
   t.equal(lowerInRounds(p99(1, 1), p99(2, 2, 0)), 2, 'only the rounds both ran');
   t.equal(lowerInRounds([], p99(1)), 0);
+});
+
+t.test('signTestP is the chance of so few lower rounds between two sides that differ by nothing but luck', async (t) => {
+  t.equal(signTestP(0, 1), 0.5);
+  t.equal(signTestP(1, 10), 11 / 1024, 'C(10,0) + C(10,1) over 2^10');
+  t.equal(signTestP(2, 10), 56 / 1024);
+  t.equal(signTestP(2, 12), 79 / 4096);
+  t.equal(signTestP(10, 10), 1, 'every round lower: nothing against it');
+  t.equal(signTestP(0, 0), 1, 'no rounds: no evidence');
+  t.equal(signTestP(-1, 5), 0);
+  // The two tails of a fair coin make up the whole: P(X <= k) + P(X >= k + 1) = 1, and P(X >= k + 1) = P(X <= n - k - 1).
+  for (const n of [1, 5, 10, 15, 40]) {
+    for (let k = 0; k < n; k++) t.ok(Math.abs(signTestP(k, n) + signTestP(n - k - 1, n) - 1) < 1e-12, `n ${n}, k ${k}`);
+  }
+  // The verdict the fixed-rate row draws at 10 rounds (p < 0.05 flags the gateway): one lower round or none, not two.
+  t.ok(signTestP(1, 10) < 0.05 && signTestP(2, 10) >= 0.05);
 });
