@@ -75,7 +75,7 @@ export const GATEWAY_CONTAINER = 'a2a-egress';
 export const CONFIG_DIR = '/etc/a2a-egress';
 /** Label of the pods that call a shared gateway; their egress policy selects them, not the gateway. */
 export const CLIENT_LABEL = 'a2a-egress-client';
-/** The gateway's highest measured RSS with default limits (README § Performance), and the headroom a limit needs over it. */
+/** The gateway's highest measured RSS with default limits (docs/performance.md, Memory), and the headroom a limit needs over it. */
 export const MEASURED_PEAK_MIB = 316;
 export const MEMORY_HEADROOM = 1.5;
 
