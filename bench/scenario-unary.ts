@@ -19,9 +19,9 @@ const RATE = 1_000;
 /** A p99 is the 40th-worst of 4,000 calls in a full round. */
 const roundSeconds = (ctx: BenchContext) => pick(ctx, 4, 1);
 /**
- * Rounds per side. The verdict against the bare Fastify hop is a paired sign test over them (see the row): 10 is the
- * fewest at which a side lower in at most one round is flagged (p = 0.011) and the test has the power to flag a hop
- * burning 300 µs more per call (`--only fixed-rate-calibration`). Quick runs: 2, the spread only.
+ * Rounds per side. The verdict against the bare Fastify hop is a paired sign test over them (pairedP99Row): with 10
+ * a side lower in at most one round is flagged (p = 0.011; two rounds: 0.055, not). Quick runs: 2, which the test
+ * can never flag (p >= 0.25): the spread only.
  */
 const rounds = (ctx: BenchContext) => pick(ctx, 10, 2);
 /** The sign test's p below which the gateway's p99 counts as worse than the hop's. */
@@ -102,13 +102,14 @@ export async function unaryFixedRate(ctx: BenchContext): Promise<ScenarioResult>
 
 /**
  * "Is `a`'s p99 worse than `b`'s?", judged on paired rounds; `shownA`/`shownB` are what the row shows for each (what
- * each adds to direct, or the medians of their p99s), written by `show`. Each round runs both moments apart, so a pair shares the
- * host's state of that moment; the host's bursts move a round's p99 by several times the difference between two hops
- * (1 to 5 ms against tenths), so comparing the medians of a few rounds decides by luck: two copies of one hop
- * "fail" that comparison half the time. The sign test asks instead whether `a` was the higher in so many pairs that
- * two equal peers would rarely do so (p < WORSE_BELOW_P): it never flags two copies of one hop by more than that
- * chance, and flags a hop made 300 µs per call dearer (`--only fixed-rate-calibration` measures both on the machine
- * at hand). Smaller differences are below what this host can resolve at p99; CPU per call resolves them.
+ * each adds to direct, or the medians of their p99s), written by `show`. Each round runs both moments apart, so a
+ * pair shares the host's state of that moment; the host's bursts move a round's p99 by several times the difference
+ * between two hops (1 to 5 ms against tenths), so comparing the medians of a few rounds decides by luck: two copies
+ * of one hop "fail" that comparison half the time. The sign test asks instead whether `a` was the higher in so many
+ * pairs that two equal peers would do so less than WORSE_BELOW_P of the time: two copies of one hop are flagged with
+ * that chance at most, and in its first calibration (`--only fixed-rate-calibration`, which measures it on the
+ * machine at hand) a hop made 300 µs per call dearer was flagged, one made 100 µs dearer was not. Smaller differences
+ * are below what a shared host resolves at p99; CPU per call resolves them.
  */
 export function pairedP99Row(
   scenario: string,
