@@ -1,5 +1,6 @@
 import t from 'tap';
 import { alternate, alternateMany, roundOrder } from '../../bench/context.js';
+import { pairedP99Row } from '../../bench/scenario-unary.js';
 import { lowerInRounds, signTestP } from '../../bench/stats.js';
 
 t.test('each round runs every side once, in an order of its own that is the same in every run', async (t) => {
@@ -54,4 +55,23 @@ t.test('signTestP is the chance of so few lower rounds between two sides that di
   }
   // The verdict the fixed-rate row draws at 10 rounds (p < 0.05 flags the gateway): one lower round or none, not two.
   t.ok(signTestP(1, 10) < 0.05 && signTestP(2, 10) >= 0.05);
+});
+
+t.test('the fixed-rate p99 row flags a side only when too few of its paired rounds were the lower, and judges nothing from too few rounds', async (t) => {
+  const rounds = (...p99s: number[]) => p99s.map((p99Ms) => ({ p99Ms, p50Ms: 0, achievedRps: 1000, ok: 1, bad: 0, late: 0 }));
+  const hop = rounds(2, 2, 2, 2, 2, 2, 2, 2, 2, 2);
+  const row = (a: ReturnType<typeof rounds>, b = hop) => pairedP99Row('s', 'gateway', a, b, 1.5, 1.25);
+  const higherIn = (k: number) => rounds(...hop.map((r, i) => (i < k ? r.p99Ms + 1 : r.p99Ms - 1)));
+  t.equal(row(higherIn(10)).met, false, 'lower in none of ten: worse');
+  t.equal(row(higherIn(9)).met, false, 'lower in one of ten: worse (p 0.011)');
+  t.equal(row(higherIn(8)).met, true, 'lower in two of ten: not shown worse (p 0.055)');
+  t.match(row(higherIn(9)).ratio, /^\+0\.250 ms; gateway lower in 1 of 10 rounds, sign test p 0\.011$/);
+  t.equal(row(higherIn(0)).ratio.endsWith('sign test p 1.000'), true);
+  t.equal(row(higherIn(10)).ratio.endsWith('sign test p < 0.001'), true);
+  t.same(row(higherIn(10)).gateway, '+1.500 ms');
+  const two = row(rounds(3, 3), rounds(2, 2));
+  t.equal(two.met, null, 'two rounds (--quick): lower in none, yet not judged');
+  t.equal(two.goal, 'not judged: too few rounds');
+  t.equal(row(rounds(3, 3, 3, 3, 3), rounds(2, 2, 2, 2, 2)).met, false, 'five rounds is the fewest that can flag (p 0.031)');
+  t.equal(row(rounds(3, 3, 3, 3), rounds(2, 2, 2, 2)).met, null, 'four cannot (p 0.0625)');
 });
