@@ -173,7 +173,7 @@ export async function fixedRateCalibration(ctx: BenchContext): Promise<ScenarioR
       rows: sides.slice(1).map((side, i) => {
         const { label } = CALIBRATION_HOPS[i + 1]!;
         const row = pairedP99Row(`calibration, ${RATE} req/s p99 (ms): ${label} vs the hop`, 'it', side, base, p99(side), p99(base), (ms) => ms.toFixed(3));
-        return { ...row, ratio: `${row.ratio}: ${row.met ? 'not flagged' : 'flagged worse'}`, goal: 'report', met: null };
+        return { ...row, ratio: `${row.ratio}: ${calibrationVerdict(row.met)}`, goal: 'report', met: null };
       }),
       rounds: { seconds, rate: RATE, hops: CALIBRATION_HOPS, p99Ms: sides.map((side) => side.map((r) => r.p99Ms)) },
       notes: ['the verdict of the unary-fixed-rate gateway-vs-hop row, applied to hops whose difference is known'],
@@ -181,6 +181,11 @@ export async function fixedRateCalibration(ctx: BenchContext): Promise<ScenarioR
   } finally {
     await Promise.all(hops.map((h) => h.stop()));
   }
+}
+
+/** What the verdict said of a calibration hop (a row from too few rounds is not judged). */
+export function calibrationVerdict(met: boolean | null): string {
+  return met === null ? 'not judged' : met ? 'not flagged' : 'flagged worse';
 }
 
 /** The same gateway at logLevel info (one line per call, to a file) against one at warn. */

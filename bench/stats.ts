@@ -31,7 +31,9 @@ export function lowerInRounds(a: readonly { readonly p99Ms: number }[], b: reado
 /**
  * The sign test's one-sided p: the chance of `lower` or fewer rounds in `n` where one side's value was the lower, if
  * each round were a coin toss between the two (Binomial(n, 1/2), exact). Small: the first side was the higher more
- * often than a tie makes likely. No rounds: 1.
+ * often than a tie makes likely. No rounds: 1. A round where the two are equal (lowerInRounds counts it as not lower)
+ * weighs against the first side rather than being dropped, as a textbook sign test would: the cautious way round,
+ * and p99s timed in fractions of a microsecond practically never tie.
  */
 export function signTestP(lower: number, n: number): number {
   if (n <= 0 || lower >= n) return 1;

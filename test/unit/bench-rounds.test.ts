@@ -1,6 +1,6 @@
 import t from 'tap';
 import { alternate, alternateMany, roundOrder } from '../../bench/context.js';
-import { pairedP99Row } from '../../bench/scenario-unary.js';
+import { calibrationVerdict, pairedP99Row } from '../../bench/scenario-unary.js';
 import { lowerInRounds, signTestP } from '../../bench/stats.js';
 
 t.test('each round runs every side once, in an order of its own that is the same in every run', async (t) => {
@@ -74,4 +74,10 @@ t.test('the fixed-rate p99 row flags a side only when too few of its paired roun
   t.equal(two.goal, 'not judged: too few rounds');
   t.equal(row(rounds(3, 3, 3, 3, 3), rounds(2, 2, 2, 2, 2)).met, false, 'five rounds is the fewest that can flag (p 0.031)');
   t.equal(row(rounds(3, 3, 3, 3), rounds(2, 2, 2, 2)).met, null, 'four cannot (p 0.0625)');
+});
+
+t.test('a calibration row says what the verdict said, and "not judged" from too few rounds', async (t) => {
+  t.equal(calibrationVerdict(true), 'not flagged');
+  t.equal(calibrationVerdict(false), 'flagged worse');
+  t.equal(calibrationVerdict(null), 'not judged');
 });
