@@ -38,8 +38,13 @@ export class PressureSampler {
 
   /** The last window's figures; starts sampling when it is wanted and not running (CALM until its first window ends). */
   sample(): PressureSample {
-    if (this.#timer === undefined && this.wanted()) this.start();
+    this.startIfWanted();
     return this.#last;
+  }
+
+  /** Starts sampling if it is wanted and not running (the gateway's start and each reload ask). */
+  startIfWanted(): void {
+    if (this.#timer === undefined && this.wanted()) this.start();
   }
 
   get running(): boolean {

@@ -14,7 +14,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config/schema.js';
 import type { Reason } from '../envelope/codes.js';
-import { PressureSampler } from '../policy/pressure-sampler.js';
+import { PressureSampler, type PressureSample } from '../policy/pressure-sampler.js';
 import type { GatewayContext } from '../proxy/context.js';
 
 export interface LoadShedOptions {
@@ -54,7 +54,7 @@ export async function registerLoadShedding(app: FastifyInstance, ctx: GatewayCon
  * its next tick).
  */
 export function pressureConfigChanged(ctx: GatewayContext): void {
-  if (!ctx.shutdown.aborted && sheddingOn(ctx.config().server)) samplerOf(ctx).start();
+  samplerOf(ctx).startIfWanted();
 }
 
 /**
@@ -72,6 +72,6 @@ function sheddingOn(server: Readonly<ServerConfig>): boolean {
 }
 
 /** `server.maxEventLoopDelayMs` / `maxHeapUsedBytes` (0 = off) against a sample. */
-export function pressureExceeded(server: Readonly<ServerConfig>, usage: { readonly eventLoopDelay: number; readonly heapUsed: number }): boolean {
+function pressureExceeded(server: Readonly<ServerConfig>, usage: PressureSample): boolean {
   return (server.maxEventLoopDelayMs > 0 && usage.eventLoopDelay > server.maxEventLoopDelayMs) || (server.maxHeapUsedBytes > 0 && usage.heapUsed > server.maxHeapUsedBytes);
 }

@@ -53,8 +53,10 @@ t.test('signTestP is the chance of so few lower rounds between two sides that di
   for (const n of [1, 5, 10, 15, 40]) {
     for (let k = 0; k < n; k++) t.ok(Math.abs(signTestP(k, n) + signTestP(n - k - 1, n) - 1) < 1e-12, `n ${n}, k ${k}`);
   }
-  // The verdict the fixed-rate row draws at 10 rounds (p < 0.05 flags the gateway): one lower round or none, not two.
+  // Where the verdict falls (p < 0.05 flags the gateway): at 10 rounds one lower round flags, two do not; at the 16
+  // the fixed-rate scenario runs, four flag, five do not.
   t.ok(signTestP(1, 10) < 0.05 && signTestP(2, 10) >= 0.05);
+  t.ok(signTestP(4, 16) < 0.05 && signTestP(5, 16) >= 0.05);
 });
 
 t.test('the fixed-rate p99 row flags a side only when too few of its paired rounds were the lower, and judges nothing from too few rounds', async (t) => {
@@ -69,6 +71,11 @@ t.test('the fixed-rate p99 row flags a side only when too few of its paired roun
   t.equal(row(higherIn(0)).ratio.endsWith('sign test p 1.000'), true);
   t.equal(row(higherIn(10)).ratio.endsWith('sign test p < 0.001'), true);
   t.same(row(higherIn(10)).gateway, '+1.500 ms');
+  // At the scenario's sixteen rounds: lower in four, flagged (p 0.038); in five, not (p 0.105).
+  const hop16 = rounds(...Array.from({ length: 16 }, () => 2));
+  const lowerIn16 = (k: number) => rounds(...hop16.map((r, i) => (i < k ? r.p99Ms - 1 : r.p99Ms + 1)));
+  t.equal(row(lowerIn16(4), hop16).met, false, 'lower in four of sixteen: worse');
+  t.equal(row(lowerIn16(5), hop16).met, true, 'lower in five of sixteen: not shown worse');
   const two = row(rounds(3, 3), rounds(2, 2));
   t.equal(two.met, null, 'two rounds (--quick): lower in none, yet not judged');
   t.equal(two.goal, 'not judged: too few rounds');
