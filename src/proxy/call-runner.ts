@@ -9,6 +9,7 @@
  * log fields. It never sees a wire format: the codec does, and the caller's
  * codec writes what it returns. No Fastify here.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { checkResult } from '../a2a/result-validate.js';
 import type { RemoteConfig } from '../config/schema.js';

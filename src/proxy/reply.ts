@@ -2,6 +2,7 @@
  * Writes the one envelope a unary call answers with, and the call's log line
  * and metrics. Every JSON-RPC reply the gateway sends goes through here.
  */
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Normalized } from '../envelope/normalize.js';
 import { DirectReply, putHeader, type CallReply } from '../jsonrpc/call-io.js';

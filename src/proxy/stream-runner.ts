@@ -8,6 +8,7 @@
  * before the remote answered). The concurrency slot is held for the
  * stream's whole life.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Reason } from '../envelope/codes.js';
 import { LimitError } from '../policy/limit-error.js';

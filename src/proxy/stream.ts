@@ -7,6 +7,7 @@
  * sends: a stream only once there is one. The concurrency slot is held for
  * the stream's whole life.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';

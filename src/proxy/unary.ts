@@ -3,6 +3,7 @@
  * request with a real total deadline, safe retries for read-only methods,
  * a capped read, normalization, and the breaker's verdict.
  */
+import { performance } from 'node:perf_hooks';
 import type { CallReply, CallRequest } from '../jsonrpc/call-io.js';
 import type { RemoteConfig } from '../config/schema.js';
 import type { MethodInfo } from '../a2a/methods.js';
@@ -17,7 +18,7 @@ import { callTraceOf, tracedAttempt } from '../telemetry/call-trace.js';
 import { applyVerdict, breakerVerdict, type BreakerVerdict } from '../upstream/breaker-verdict.js';
 import { CallAbort } from '../upstream/call-abort.js';
 import { classifyTransportError } from '../upstream/errors.js';
-import { sendUnary } from '../upstream/unary-exchange.js';
+import { sendUnary, type UnaryResponse } from '../upstream/unary-exchange.js';
 import type { CallLog, GatewayContext } from './context.js';
 import { recordUpstreamDuration, sendEnvelope } from './reply.js';
 import { failedCallReply } from './limits.js';
@@ -62,24 +63,27 @@ export async function unaryCall(
       const upstreamStarted = performance.now();
       // undici's own headersTimeout ticks coarsely (~500 ms); this one is exact. It stays a backstop in the pool.
       abort.startHeaders(remote.timeouts.headersMs);
-      log.attempts = 0;
       const trace = callTraceOf(reply);
-      const attempt = () => {
-        log.attempts = (log.attempts ?? 0) + 1;
-        const upstream = { n: log.attempts, url: () => new URL(path, remote.url), headers };
-        return tracedAttempt(trace, upstream, classifyTransportError, (sent) =>
-          sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, { maxBytes: remote.limits.maxResponseBytes, hold: lease }, abort),
+      const limits = { maxBytes: remote.limits.maxResponseBytes, hold: lease };
+      const send = (sent: Record<string, string>) => sendUnary(ctx.pools.get(remote), { path, method: 'POST', headers: sent, body: call.raw }, limits, abort);
+      let res: UnaryResponse;
+      // Only read-only methods are ever retried.
+      if (info.readOnly && remote.retries.attempts > 1) {
+        log.attempts = 0;
+        const attempt = () => {
+          log.attempts = (log.attempts ?? 0) + 1;
+          return tracedAttempt(trace, { n: log.attempts, url: () => new URL(path, remote.url), headers }, classifyTransportError, send);
+        };
+        res = await withRetries(
+          attempt,
+          // Object.assign, not a spread followed by members (a hidden class per call in V8).
+          Object.assign({}, remote.retries, { deadline: deadlineAt, signal: abort.signal, isRetryable: (err: unknown) => RETRYABLE.has(classifyTransportError(err)) }),
         );
-      };
-      // Only read-only methods are ever retried; the rest take the direct path.
-      const res =
-        info.readOnly && remote.retries.attempts > 1
-          ? await withRetries(
-              attempt,
-              // Object.assign, not a spread followed by members (a hidden class per call in V8).
-              Object.assign({}, remote.retries, { deadline: deadlineAt, signal: abort.signal, isRetryable: (err: unknown) => RETRYABLE.has(classifyTransportError(err)) }),
-            )
-          : await attempt();
+      } else {
+        // The usual call: one attempt, and without a trace no attempt record either.
+        log.attempts = 1;
+        res = await (trace === undefined ? send(headers) : tracedAttempt(trace, { n: 1, url: () => new URL(path, remote.url), headers }, classifyTransportError, send));
+      }
       abort.stopHeaders();
       recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);
       log.upstreamStatus = res.statusCode;

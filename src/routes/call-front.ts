@@ -95,7 +95,14 @@ function serve(ctx: GatewayContext, route: CallFrontOptions['route'], req: Incom
   readRequestBody(req, limit, (err, body) => {
     if (err) return refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request), { connection: 'close' });
     request.body = body;
-    handleCall(request, reply, route.mount, route).catch((thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request)));
+    const refuse = (thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request));
+    let running: Promise<void> | void;
+    try {
+      running = handleCall(request, reply, route.mount, route);
+    } catch (thrown) {
+      return refuse(thrown as Error);
+    }
+    if (running) running.catch(refuse);
   });
 }
 

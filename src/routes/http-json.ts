@@ -8,6 +8,7 @@
  * upstream codec through the call runner (src/core/) → caller codec
  * (google.rpc.Status errors, SSE streams) → one log line and the metrics.
  */
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DirectReply, type CallReply, type CallRequest } from '../jsonrpc/call-io.js';
 import { LimitsSchema } from '../config/schema.js';

@@ -4,6 +4,7 @@
  * caller (auth, content type, body, JSON-RPC shape, method allowlist, path),
  * then hands the call to the unary or the streaming proxy.
  */
+import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { methodInfo } from '../a2a/methods.js';
 import { LimitsSchema } from '../config/schema.js';
@@ -138,8 +139,13 @@ export function callerAuthHook(ctx: GatewayContext, check: CallerCheck) {
   };
 }
 
-/** One JSON-RPC call whose body was read: from Fastify's route, or from the call front (routes/call-front.ts). */
-export async function handleCall(request: CallRequest, reply: CallReply, mount: RemoteMount, opts: JsonRpcRouteOptions): Promise<void> {
+/**
+ * One JSON-RPC call whose body was read: from Fastify's route, or from the call front (routes/call-front.ts). Returns
+ * the call's promise when it goes on (upstream, or to a transcoder), undefined when it was answered at once. Not an
+ * async function: one returning the call's promise makes a second promise resolved through two more microtasks on
+ * every call. A throw (a gateway bug) comes synchronously or as the promise's rejection; both callers answer either.
+ */
+export function handleCall(request: CallRequest, reply: CallReply, mount: RemoteMount, opts: JsonRpcRouteOptions): Promise<void> | void {
   const started = performance.now();
   const { ctx } = opts;
   const name = mount.remoteName(request) ?? '';

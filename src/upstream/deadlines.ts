@@ -15,6 +15,7 @@
  * process alive by itself (the socket or caller it bounds does).
  * The clock and timer functions are injectable so tests use a fake clock.
  */
+import { performance } from 'node:perf_hooks';
 
 /** What a deadline calls when it expires. */
 export type DeadlineCallback = () => void;
