@@ -42,9 +42,24 @@ export const PEER_NODE_FLAGS: readonly string[] = [YOUNG_GENERATION_FLAG];
  */
 const KEEP_TICK_OBJECT = join(ROOT, 'src/v8/tick-object-maps.ts');
 
+/**
+ * A command a measured process is started under (Valgrind's callgrind, say): it runs node in the same process, so the
+ * child's pid is node's. Such a process starts slowly: it is given `startupMs` to listen.
+ */
+export interface Launcher {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly startupMs: number;
+}
+
+/** `node <args>`, or the launcher's command with node and the args after its own. */
+function spawnNode(args: readonly string[], launcher: Launcher | undefined, options: Parameters<typeof spawn>[2]): ChildProcess {
+  return launcher ? spawn(launcher.command, [...launcher.args, process.execPath, ...args], options) : spawn(process.execPath, [...args], options);
+}
+
 /** Starts a bench script that prints `{"port":N}` on its first stdout line. */
-async function startScript(name: string, script: string, args: readonly string[] = [], nodeArgs: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...PEER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', '--import', KEEP_TICK_OBJECT, join(ROOT, script), ...args], {
+async function startScript(name: string, script: string, args: readonly string[] = [], nodeArgs: readonly string[] = [], launcher?: Launcher): Promise<Child> {
+  const child = spawnNode([...PEER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', '--import', KEEP_TICK_OBJECT, join(ROOT, script), ...args], launcher, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -66,8 +81,8 @@ export function startReferenceHop(upstreamPort: number, path: string, spinMicros
 }
 
 /** The bare node:http + undici Pool.dispatch proxy (bench/dispatch-hop.ts) in front of one upstream route; `nodeArgs` as for the gateway (a profiler's). */
-export function startDispatchHop(upstreamPort: number, path: string, nodeArgs: readonly string[] = []): Promise<Child> {
-  return startScript('dispatch hop', 'bench/dispatch-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path], nodeArgs);
+export function startDispatchHop(upstreamPort: number, path: string, nodeArgs: readonly string[] = [], launcher?: Launcher): Promise<Child> {
+  return startScript('dispatch hop', 'bench/dispatch-hop.ts', [`http://127.0.0.1:${upstreamPort}`, path], nodeArgs, launcher);
 }
 
 /** @fastify/http-proxy (bench/http-proxy-hop.ts) mapping /remotes/<remote> to one upstream route. */
@@ -93,6 +108,8 @@ export interface GatewayLaunch {
   readonly maxResponseBytes?: number;
   /** Extra `server:` keys, e.g. `{ workers: 2 }`; a gateway that does not know one refuses to start (GatewayRefused). */
   readonly server?: Readonly<Record<string, string | number | boolean>>;
+  /** Started under this command (see Launcher). */
+  readonly launcher?: Launcher;
 }
 
 /** The gateway exited during startup, usually because its config was refused (exit code 2). */
@@ -149,9 +166,9 @@ export async function startGateway(launch: GatewayLaunch): Promise<Child> {
   writeFileSync(configPath, gatewayYaml(launch));
   const port = await freePort();
   const out = launch.logFile ? openSync(launch.logFile, 'a') : 'ignore';
-  const child = spawn(
-    process.execPath,
+  const child = spawnNode(
     [...(launch.youngGeneration === 'v8-default' ? [] : PEER_NODE_FLAGS), ...(launch.nodeArgs ?? []), join(ROOT, 'dist/cli.js'), '--config', configPath, '--port', String(port)],
+    launch.launcher,
     { cwd: ROOT, stdio: ['ignore', out, 'pipe'] },
   );
   if (typeof out === 'number') closeSync(out);
@@ -164,7 +181,7 @@ export async function startGateway(launch: GatewayLaunch): Promise<Child> {
     else stderr = (stderr + chunk.toString('utf8')).slice(-4096);
   });
   try {
-    await waitForPort(port, child);
+    await waitForPort(port, child, launch.launcher?.startupMs);
   } catch (err) {
     if (child.exitCode === null) {
       child.kill('SIGKILL');
@@ -220,8 +237,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 15_000;
+async function waitForPort(port: number, child: ChildProcess, startupMs = 15_000): Promise<void> {
+  const deadline = Date.now() + startupMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited during startup (code ${child.exitCode})`);
     const up = await new Promise<boolean>((resolve) => {
@@ -235,7 +252,7 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
     if (up) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`gateway did not listen on ${port} within 15 s`);
+  throw new Error(`gateway did not listen on ${port} within ${startupMs / 1000} s`);
 }
 
 const CLOCK_TICKS_PER_SECOND = (() => {

@@ -12,8 +12,9 @@
  * unary (or streaming) hot path with Linux perf instead (`profile-cpuprof`:
  * V8's --cpu-prof; `profile-vs-hop`: the gateway and the bare dispatch hop
  * side by side in CPU µs per call; `profile-rest-vs-jsonrpc`: the gateway's
- * HTTP+JSON caller path beside its JSON-RPC one); not part of the default set: a profiled
- * gateway is slower, so its numbers never enter the table.
+ * HTTP+JSON caller path beside its JSON-RPC one; `instructions`: instructions per call of the gateway and the
+ * dispatch hop, counted by Valgrind's callgrind, for comparing builds on a busy host); not part of the default set: a
+ * profiled gateway is slower, so its numbers never enter the table.
  */
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -28,6 +29,7 @@ import { normalizerCost } from './scenario-normalizer.js';
 import { streamingLatency, streamingThroughput } from './scenario-stream.js';
 import { fixedRateCalibration, unaryFixedRate, unaryLogCost } from './scenario-unary.js';
 import { unaryPeers } from './scenario-unary-peers.js';
+import { instructionsPerCall } from './instructions.js';
 
 type Scenario = (ctx: BenchContext) => Promise<ScenarioResult>;
 
@@ -49,6 +51,7 @@ const OPT_IN: ReadonlyMap<string, Scenario> = new Map([
   ['profile-cpuprof', profileCpuprof],
   ['profile-cpuprof-rest', profileCpuprofRest],
   ['fixed-rate-calibration', fixedRateCalibration],
+  ['instructions', instructionsPerCall],
 ]);
 
 function parseCli() {
