@@ -27,12 +27,21 @@ const TOP = 15;
 interface Counted {
   readonly label: string;
   readonly calls: number;
+  /** Per call, on the main thread (the event loop): the figure that repeats. */
   readonly instructions: number;
+  /** Per call, on V8's and libuv's other threads (collector helpers, the optimizing compiler). */
+  readonly otherThreads: number;
+  /** Main thread, per call. */
   readonly byFunction: Map<string, number>;
 }
 
+/** A dump per thread: `<out>.<dump>-<thread>`, thread 01 the main one. */
 function launcherFor(outFile: string): Launcher {
-  return { command: 'valgrind', args: ['-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all', `--callgrind-out-file=${outFile}`], startupMs: 180_000 };
+  return {
+    command: 'valgrind',
+    args: ['-q', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all', '--separate-threads=yes', `--callgrind-out-file=${outFile}`],
+    startupMs: 180_000,
+  };
 }
 
 /** Warms `child` uncounted, counts `calls` calls, dumps and stops it; returns its counts per call. */
@@ -52,17 +61,24 @@ async function count(ctx: BenchContext, label: string, child: Child, url: string
   }
   const dumps = readdirSync(dir).filter((f) => f.startsWith(`${outFile.slice(dir.length + 1)}.`) && !f.endsWith('.map'));
   if (dumps.length === 0) throw new Error(`${label}: callgrind wrote no dump`);
-  let instructions = 0;
+  let main = 0;
+  let others = 0;
   const byFunction = new Map<string, number>();
   const mapFile = `/tmp/perf-${child.pid}.map`;
   const map = existsSync(mapFile) ? parsePerfMapEntries(readFileSync(mapFile, 'utf8')) : [];
   if (existsSync(mapFile)) copyFileSync(mapFile, `${outFile}.map`);
   for (const dump of dumps) {
     const path = join(dir, dump);
-    instructions += totalInstructions(readFileSync(path, 'utf8'));
+    const total = totalInstructions(readFileSync(path, 'utf8'));
+    if (!dump.endsWith('-01')) {
+      others += total;
+      continue;
+    }
+    main += total;
     for (const [name, n] of instructionsByFunction(annotate(path), map)) byFunction.set(name, (byFunction.get(name) ?? 0) + n);
   }
-  return { label, calls, instructions: instructions / calls, byFunction: new Map([...byFunction].map(([name, n]) => [name, n / calls])) };
+  if (main === 0) throw new Error(`${label}: no main-thread dump`);
+  return { label, calls, instructions: main / calls, otherThreads: others / calls, byFunction: new Map([...byFunction].map(([name, n]) => [name, n / calls])) };
 }
 
 export async function instructionsPerCall(ctx: BenchContext): Promise<ScenarioResult> {
@@ -89,8 +105,9 @@ export async function instructionsPerCall(ctx: BenchContext): Promise<ScenarioRe
   const line = (r: (typeof diffs)[number]) => `${fmt(r.gateway, 0).padStart(9)} ${fmt(r.hop, 0).padStart(9)} ${`${r.diff >= 0 ? '+' : '-'}${fmt(Math.abs(r.diff), 0)}`.padStart(9)}  ${r.name}`;
   ctx.log(
     [
-      `  instructions per call: gateway ${fmt(gw.instructions, 0)}, dispatch hop ${fmt(bare.instructions, 0)} (${fmt(gw.instructions / bare.instructions)} x; ${gw.calls} calls each, counted after a warm-up)`,
-      '  functions whose instructions differ most (per call): gateway | dispatch hop | difference',
+      `  instructions per call on the main thread: gateway ${fmt(gw.instructions, 0)}, dispatch hop ${fmt(bare.instructions, 0)} (${fmt(gw.instructions / bare.instructions)} x; ${gw.calls} calls each, counted after a warm-up)`,
+      `  on other threads (collector helpers, compiler; they vary from run to run): gateway ${fmt(gw.otherThreads, 0)}, dispatch hop ${fmt(bare.otherThreads, 0)}`,
+      '  main-thread functions whose instructions differ most (per call): gateway | dispatch hop | difference',
       ...diffs.slice(0, TOP).map((r) => `  ${line(r)}`),
       '  ...',
       ...diffs.slice(-3).map((r) => `  ${line(r)}`),
@@ -100,7 +117,7 @@ export async function instructionsPerCall(ctx: BenchContext): Promise<ScenarioRe
     id,
     rows: [
       {
-        scenario: 'unary instructions per call (callgrind): gateway (JSON-RPC) vs bare dispatch hop',
+        scenario: 'unary instructions per call, main thread (callgrind): gateway (JSON-RPC) vs bare dispatch hop',
         direct: fmt(bare.instructions, 0),
         gateway: fmt(gw.instructions, 0),
         ratio: fmt(gw.instructions / bare.instructions),
@@ -108,7 +125,13 @@ export async function instructionsPerCall(ctx: BenchContext): Promise<ScenarioRe
         met: null,
       },
     ],
-    rounds: { tool: 'callgrind', calls: gw.calls, instructionsPerCall: { gateway: gw.instructions, dispatchHop: bare.instructions }, topDifferences: diffs.slice(0, 40) },
+    rounds: {
+      tool: 'callgrind',
+      calls: gw.calls,
+      instructionsPerCall: { gateway: gw.instructions, dispatchHop: bare.instructions },
+      otherThreadsPerCall: { gateway: gw.otherThreads, dispatchHop: bare.otherThreads },
+      topDifferences: diffs.slice(0, 40),
+    },
     notes: [`callgrind dumps and perf maps: ${dir}`, 'instructions are not time: read them to compare builds, the CPU rows and profiles for where time goes'],
   };
 }
