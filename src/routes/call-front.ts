@@ -95,14 +95,15 @@ function serve(ctx: GatewayContext, route: CallFrontOptions['route'], req: Incom
   readRequestBody(req, limit, (err, body) => {
     if (err) return refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, err, request), { connection: 'close' });
     request.body = body;
-    const refuse = (thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request));
     let running: Promise<void> | void;
     try {
       running = handleCall(request, reply, route.mount, route);
     } catch (thrown) {
-      return refuse(thrown as Error);
+      // Refused as a rejection is: should the refusal fail too, that is an unhandled rejection (reported), never an
+      // exception out of this callback (which stops the gateway).
+      running = Promise.reject(thrown);
     }
-    if (running) running.catch(refuse);
+    if (running) running.catch((thrown: Error) => refuseCall(ctx, route.mount, request, reply, earlyFailure(ctx, thrown, request)));
   });
 }
 

@@ -92,9 +92,10 @@ export function earlyFailure(ctx: GatewayContext, err: Error & { code?: string; 
   const reason: Reason =
     err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'REQUEST_TOO_LARGE'
     : err.statusCode === 400 ? 'PARSE_ERROR'
-    // The caller stopped sending (or was cut for taking too long): its fault, not a gateway bug.
+    // The caller stopped sending (or was cut for taking too long): its fault, not a gateway bug. Node destroys a
+    // request whose body was read whole right after its 'end' (autoDestroy): only one destroyed before then says so.
     : requestTimedOut(request.raw.socket) ? 'REQUEST_TIMEOUT'
-    : err.code === 'ECONNRESET' || request.raw.destroyed ? 'CALLER_CLOSED'
+    : err.code === 'ECONNRESET' || (request.raw.destroyed && !request.raw.complete) ? 'CALLER_CLOSED'
     : 'GATEWAY_ERROR';
   if (reason === 'GATEWAY_ERROR') reportInternalError(request.log, ctx.metrics.internalErrors, 'call', err, { requestId: request.id });
   return reason;

@@ -24,6 +24,8 @@ import { startGateway, type RunningGateway } from '../support/gateway.js';
 import { startOpsGateway } from '../support/ops-gateway.js';
 import { listenOnLoopback, readBody, trackConnections, closeServer, delay } from '../support/servers.js';
 import type { GatewayOptions } from '../../src/server.js';
+import type { CallStart } from '../../src/telemetry/call-telemetry.js';
+import { Telemetry } from '../../src/telemetry/tracing.js';
 
 // --- what Fastify's route handler saw (both gateways live in this process; requests are sent one at a time)
 let handlerRuns = 0;
@@ -331,6 +333,44 @@ t.test("calls handed to Fastify: the same bytes as before, from Fastify's own ro
     t.equal(got.front, got.fastify, `${name}: byte for byte`);
     t.equal(got.frontHandlerRuns, runs, `${name}: handed over to Fastify's route`);
   }
+});
+
+/**
+ * Telemetry whose first `faults` call starts throw: a bug the call path meets before its first await (handleCall
+ * begins the call's trace at once), and, with two, the refusal of that call failing in turn.
+ */
+function faultyTelemetry(faults: number): Telemetry {
+  let left = faults;
+  const startCall = (start: CallStart) => {
+    if (left-- > 0) throw new TypeError('injected fault: call start');
+    return Telemetry.off.startCall(start);
+  };
+  return Object.create(Telemetry.off, { active: { get: () => true }, startCall: { value: startCall } }) as Telemetry;
+}
+
+t.test('a bug the call path throws at once: GATEWAY_ERROR, with the front as without, and the next call is served', async (t) => {
+  const [front, fastify] = await Promise.all([
+    startGateway(remotesYaml(), { telemetry: faultyTelemetry(1) }),
+    startGateway(remotesYaml(), { telemetry: faultyTelemetry(1), callFront: false }),
+  ]);
+  t.teardown(() => Promise.all([front.close(), fastify.close()]));
+  const failed = await both({ front, fastify }, post('/remotes/a', rpcBody('tasks/get')));
+  t.equal(failed.front, failed.fastify, 'byte for byte');
+  t.match(failed.front, /GATEWAY_ERROR/);
+  t.notMatch(failed.front, /injected/, 'no internal text reaches the caller');
+  const next = await both({ front, fastify }, post('/remotes/a', rpcBody('tasks/get')));
+  t.equal(next.front, next.fastify);
+  t.match(next.front, /"result"/);
+});
+
+t.test('a refusal that fails in turn: an unhandled rejection (reported), never an exception that stops the gateway', async (t) => {
+  const gateway = await startGateway(remotesYaml(), { telemetry: faultyTelemetry(2) });
+  t.teardown(() => gateway.close());
+  const rejected = new Promise<unknown>((resolve) => process.once('unhandledRejection', resolve));
+  // Nobody answers this caller (nothing is left that could): the socket is let go after a while.
+  void exchange(portOf(gateway), post('/remotes/a', rpcBody('tasks/get')), { endAfterMs: 300 });
+  t.match(await rejected, { name: 'TypeError', message: 'injected fault: call start' });
+  t.match(await exchange(portOf(gateway), post('/remotes/a', rpcBody('tasks/get'))), /"result"/, 'the next call is served');
 });
 
 t.test('caller auth failure: handed over, 401 from the onRequest hook as before', async (t) => {
