@@ -39,6 +39,9 @@ export function parsePerfMapEntries(text: string): MapEntry[] {
   return entries.sort((a, b) => a.start - b.start);
 }
 
+/** Entries nameAt looks back over for one holding an address (a JIT map's entries barely overlap). */
+export const LOOK_BACK = 64;
+
 /**
  * The name of the code at `address`: the last-written entry that holds it (V8 writes a new entry where code was
  * replaced), or undefined. Entries overlap rarely, so the search looks back a few from the last start at or below it.
@@ -54,7 +57,7 @@ export function nameAt(entries: readonly MapEntry[], address: number): string | 
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  for (let i = at; i >= 0 && i > at - 64; i--) {
+  for (let i = at; i >= 0 && i > at - LOOK_BACK; i--) {
     const e = entries[i]!;
     if (address < e.start + e.size) return e.name;
   }

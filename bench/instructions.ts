@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { UNARY_REQUEST } from './bodies.js';
 import { annotate, checkCallgrind, instructionsByFunction, parsePerfMapEntries, totalInstructions } from './callgrind.js';
 import { gatewayUrl, pick, type BenchContext } from './context.js';
@@ -59,7 +59,8 @@ async function count(ctx: BenchContext, label: string, child: Child, url: string
   } finally {
     await child.stop();
   }
-  const dumps = readdirSync(dir).filter((f) => f.startsWith(`${outFile.slice(dir.length + 1)}.`) && !f.endsWith('.map'));
+  // `<out>.1-01`...: the one dump asked for, a file per thread (the dump at exit, `<out>-01`..., is not read).
+  const dumps = readdirSync(dir).filter((f) => f.startsWith(`${basename(outFile)}.`) && !f.endsWith('.map'));
   if (dumps.length === 0) throw new Error(`${label}: callgrind wrote no dump`);
   let main = 0;
   let others = 0;

@@ -3,7 +3,7 @@
  * built gateway (`node dist/cli.js`), each in its own process so the load
  * generator (this process) never shares their event loop.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,8 +53,8 @@ export interface Launcher {
 }
 
 /** `node <args>`, or the launcher's command with node and the args after its own. */
-function spawnNode(args: readonly string[], launcher: Launcher | undefined, options: Parameters<typeof spawn>[2]): ChildProcess {
-  return launcher ? spawn(launcher.command, [...launcher.args, process.execPath, ...args], options) : spawn(process.execPath, [...args], options);
+function spawnNode(args: readonly string[], launcher: Launcher | undefined, options: SpawnOptions): ChildProcess {
+  return launcher ? spawn(launcher.command, [...launcher.args, process.execPath, ...args], options) : spawn(process.execPath, args, options);
 }
 
 /** Starts a bench script that prints `{"port":N}` on its first stdout line. */

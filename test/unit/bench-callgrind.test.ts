@@ -1,5 +1,5 @@
 import t from 'tap';
-import { instructionsByFunction, nameAt, parsePerfMapEntries, totalInstructions } from '../../bench/callgrind.js';
+import { LOOK_BACK, instructionsByFunction, nameAt, parsePerfMapEntries, totalInstructions } from '../../bench/callgrind.js';
 
 const MAP = [
   '7f0000001000 40 JS:*stringEnd file:///work/main/dist/envelope/json-recognizers.js:391:19',
@@ -32,6 +32,14 @@ t.test('an address is named by the last entry that holds it, and by none past ev
   t.equal(nameAt(entries, 0x7f0000001040), undefined, 'just past an entry');
   t.equal(nameAt(entries, 0x7effffffffff), undefined, 'before every entry');
   t.equal(nameAt([], 0x1000), undefined);
+});
+
+t.test('an entry holding an address is found among the last LOOK_BACK entries that start at or below it, not further', async (t) => {
+  // One large entry, then small ones starting inside it; the address is past the small ones, inside the large one.
+  const withInside = (count: number) =>
+    parsePerfMapEntries(['1000 10000 JS:*outer file:///a.js:1:1', ...Array.from({ length: count }, (_, i) => `${(0x2000 + i * 0x10).toString(16)} 8 JS:*inner${i} file:///b.js:1:1`)].join('\n'));
+  t.match(nameAt(withInside(LOOK_BACK - 1), 0x9000), /outer/, 'the outer entry within reach');
+  t.equal(nameAt(withInside(LOOK_BACK), 0x9000), undefined, 'one entry more between: out of reach');
 });
 
 t.test('callgrind_annotate lines become instructions by function: JIT code named from the map, tiers merged', async (t) => {
