@@ -36,6 +36,8 @@
  * sure.
  */
 
+import { plainRuns } from './plain-runs.js';
+
 /** Where the parts of a recognized envelope sit in its text ([start, end) offsets). */
 export interface ResultEnvelope {
   readonly resultStart: number;
@@ -104,6 +106,12 @@ function utf16Length(json: Buffer, start: number, end: number): number {
   return units;
 }
 
+/**
+ * Bytes of a string run scanned here before the rest of the run goes to plain-runs.ts: most strings (member names,
+ * ids, states, kinds) end within them, and for those a call out would cost more than the bytes.
+ */
+const PLAIN_HEAD = 16;
+
 /** A failed recognition: the caller falls back to the full normalizer. */
 const NO = -1;
 
@@ -114,6 +122,7 @@ const NO = -1;
  * deep; else undefined.
  */
 export function recognizeResultEnvelope(json: Buffer, maxDepth: number): ResultEnvelope | undefined {
+  plainRuns?.newText();
   const n = json.length;
   let i = skipSpace(json, 0);
   if (i >= n || json[i] !== OPEN_OBJECT || maxDepth < 1) return undefined;
@@ -177,6 +186,7 @@ export function recognizeResultEnvelope(json: Buffer, maxDepth: number): ResultE
  * escapes). False means "not sure": the full reader (bindings/http-json/response-json.ts) decides.
  */
 export function recognizeMessageObject(json: Buffer, maxDepth: number): boolean {
+  plainRuns?.newText();
   const n = json.length;
   let i = skipSpace(json, 0);
   if (i >= n || json[i] !== OPEN_OBJECT || maxDepth < 1) return false;
@@ -364,12 +374,18 @@ function plainKeyEnd(json: Buffer, i: number): number {
  */
 function stringEnd(json: Buffer, i: number): number {
   const n = json.length;
+  // Past the first PLAIN_HEAD bytes of a run, the rest of it is searched natively (plain-runs.ts).
+  let handOver = plainRuns === undefined ? n : i + PLAIN_HEAD;
   while (i < n) {
     // Bytes past the backslash are plain (UTF-8 sequences included): only a quote, a backslash or a control
     // character stops the run.
     let c = json[i]!;
     while (c > BACKSLASH || (c >= 0x20 && c !== QUOTE && c !== BACKSLASH)) {
       if (++i === n) return NO;
+      if (i === handOver) {
+        i = plainRuns!.end(json, i);
+        if (i === n) return NO;
+      }
       c = json[i]!;
     }
     if (c === QUOTE) return i + 1;
@@ -378,18 +394,20 @@ function stringEnd(json: Buffer, i: number): number {
     if (e !== 0x75 /* u */) {
       if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) return NO;
       i += 2;
-      continue;
+    } else {
+      const unit = hex4(json, i + 2);
+      if (unit < 0) return NO;
+      if (unit < 0xd800 || unit > 0xdfff) {
+        i += 6;
+      } else {
+        if (unit > 0xdbff || json[i + 6] !== BACKSLASH || json[i + 7] !== 0x75) return NO;
+        const low = hex4(json, i + 8);
+        if (low < 0xdc00 || low > 0xdfff) return NO;
+        i += 12;
+      }
     }
-    const unit = hex4(json, i + 2);
-    if (unit < 0) return NO;
-    if (unit < 0xd800 || unit > 0xdfff) {
-      i += 6;
-      continue;
-    }
-    if (unit > 0xdbff || json[i + 6] !== BACKSLASH || json[i + 7] !== 0x75) return NO;
-    const low = hex4(json, i + 8);
-    if (low < 0xdc00 || low > 0xdfff) return NO;
-    i += 12;
+    // A text with many escapes (newlines, quotes) hands over each run between them.
+    if (plainRuns !== undefined) handOver = i + PLAIN_HEAD;
   }
   return NO;
 }
@@ -508,6 +526,7 @@ type Top = (typeof Top)[keyof typeof Top];
 
 /** The members' places when `json` is certainly the usual request (see the file comment); else undefined. */
 export function recognizeCallerRequest(json: Buffer): RecognizedRequest | undefined {
+  plainRuns?.newText();
   const n = json.length;
   let i = skipSpace(json, 0);
   if (i >= n || json[i] !== OPEN_OBJECT) return undefined;
@@ -573,6 +592,7 @@ export function recognizeCallerRequest(json: Buffer): RecognizedRequest | undefi
  * as every other parser does. False means "not sure" (a depth past MAX_RECOGNIZED_DEPTH too): the full check decides.
  */
 export function recognizeStrictObject(json: Buffer, maxDepth: number): boolean {
+  plainRuns?.newText();
   const i = skipSpace(json, 0);
   if (i >= json.length || json[i] !== OPEN_OBJECT || maxDepth < 1) return false;
   const end = objectEnd(json, i + 1, 1, Math.min(maxDepth, MAX_RECOGNIZED_DEPTH), true);

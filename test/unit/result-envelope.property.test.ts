@@ -17,6 +17,7 @@ import { plainIdPasses, recognizeResultEnvelope, textBetween, utf8Of } from '../
 import { normalizeEvent, oneLine, type EventContext } from '../../src/stream/event-normalize.js';
 import type { SseEvent } from '../../src/stream/sse-parser.js';
 import { callerIdArb, hostileTextArb, nearValidBodyArb, policyArb } from '../support/envelope-invariants.js';
+import { rawStringArb } from '../support/json-text.js';
 import { sseEvent } from '../support/sse-events.js';
 
 const numRuns = Number.parseInt(process.env.FUZZ_RUNS ?? '', 10) || 3000;
@@ -57,6 +58,8 @@ const dataArb = fc.oneof(
   { weight: 6, arbitrary: mutatedArb },
   { weight: 4, arbitrary: nearValidBodyArb.map((b) => b.toString('utf8')) },
   { weight: 1, arbitrary: hostileTextArb },
+  // Long strings written raw, valid or not at any place: the recognizer's native search (plain-runs.ts) meets them.
+  { weight: 3, arbitrary: fc.tuple(rawStringArb, rawStringArb).map(([a, b]) => `{"jsonrpc":"2.0","id":1,"result":{"text":${a},"parts":[${b}]}}`) },
   { weight: 1, arbitrary: fc.constantFrom('{"result":"\\ud83d\\ude00"}', '{"result":"\\ud83d"}', '{"result":"\\ude00\\ud83d"}', '{"result":"\\\\ud800"}', '{"result":1e400}', '{"result":-0.5E+3,"id":-0}') },
 );
 
