@@ -374,9 +374,10 @@ function plainKeyEnd(json: Buffer, i: number): number {
  */
 function stringEnd(json: Buffer, i: number): number {
   const n = json.length;
-  // Past the first PLAIN_HEAD bytes of a run, the rest of it is searched natively (plain-runs.ts).
-  let handOver = plainRuns === undefined ? n : i + PLAIN_HEAD;
   while (i < n) {
+    // Past the first PLAIN_HEAD bytes of a run (the string's first, or one after an escape: a text full of newlines
+    // keeps the gain), the rest of it is searched natively (plain-runs.ts).
+    const handOver = plainRuns === undefined ? n : i + PLAIN_HEAD;
     // Bytes past the backslash are plain (UTF-8 sequences included): only a quote, a backslash or a control
     // character stops the run.
     let c = json[i]!;
@@ -406,8 +407,6 @@ function stringEnd(json: Buffer, i: number): number {
         i += 12;
       }
     }
-    // A text with many escapes (newlines, quotes) hands over each run between them.
-    if (plainRuns !== undefined) handOver = i + PLAIN_HEAD;
   }
   return NO;
 }

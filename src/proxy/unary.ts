@@ -28,6 +28,11 @@ import { bridgeReply, reportDropped, withUpstreamVersion, type VersionBridge } f
 
 export type { ResultRewrite } from './upstream-reply.js';
 
+/** What a trace records of an attempt: made only for a traced call or a retried one, never on the plain path. */
+function attemptRecord(n: number, path: string, remoteUrl: URL, headers: Record<string, string>) {
+  return { n, url: () => new URL(path, remoteUrl), headers };
+}
+
 export async function unaryCall(
   ctx: GatewayContext,
   request: CallRequest,
@@ -72,7 +77,7 @@ export async function unaryCall(
         log.attempts = 0;
         const attempt = () => {
           log.attempts = (log.attempts ?? 0) + 1;
-          return tracedAttempt(trace, { n: log.attempts, url: () => new URL(path, remote.url), headers }, classifyTransportError, send);
+          return tracedAttempt(trace, attemptRecord(log.attempts, path, remote.url, headers), classifyTransportError, send);
         };
         res = await withRetries(
           attempt,
@@ -82,7 +87,7 @@ export async function unaryCall(
       } else {
         // The usual call: one attempt, and without a trace no attempt record either.
         log.attempts = 1;
-        res = await (trace === undefined ? send(headers) : tracedAttempt(trace, { n: 1, url: () => new URL(path, remote.url), headers }, classifyTransportError, send));
+        res = await (trace === undefined ? send(headers) : tracedAttempt(trace, attemptRecord(1, path, remote.url, headers), classifyTransportError, send));
       }
       abort.stopHeaders();
       recordUpstreamDuration(ctx, remote.name, log, upstreamStarted);

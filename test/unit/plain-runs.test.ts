@@ -127,7 +127,30 @@ t.test('a new text is never read through a window kept from the last one', async
   t.equal(recognizeResultEnvelope(reply, 64), undefined, 'a quote that ends the string early');
 });
 
-t.test('no WebAssembly, or a module that does not compile: no finder, and the recognizers scan byte by byte', async (t) => {
+t.test("the recognizers' hand-over (a run's first 16 bytes here, the rest natively): a byte of interest just before, at and after it", async (t) => {
+  // Each piece at offset k of a string's run: the run's first, or the one after an escape (handed over again).
+  const pieces = [
+    { piece: '\\n', valid: true },
+    { piece: '\\"', valid: true },
+    { piece: '\u0001', valid: false },
+    { piece: '\\q', valid: false },
+    { piece: '"', valid: false },
+  ];
+  for (const { piece, valid } of pieces) {
+    for (let k = 0; k <= 40; k++) {
+      for (const before of ['', `${'w'.repeat(20)}\\t`]) {
+        const text = `${before}${'x'.repeat(k)}${piece}${'y'.repeat(30)}`;
+        const reply = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"text":"${text}"}}`);
+        const found = recognizeResultEnvelope(reply, 64);
+        if ((found !== undefined) !== valid) t.fail(`${JSON.stringify(piece)} at ${k} after ${JSON.stringify(before)}: ${found ? 'recognized' : 'refused'}`);
+        if (found && reply.toString('utf8', found.resultStart, found.resultEnd) !== `{"text":"${text}"}`) t.fail(`result of ${JSON.stringify(text)}`);
+      }
+    }
+  }
+  t.pass("every piece at every offset from 0 to 40, in a string's first run and in a run after an escape");
+});
+
+t.test('no WebAssembly, or a module that does not compile: no finder', async (t) => {
   t.equal(loadPlainRuns(undefined), undefined);
   const failing = {
     Module: class {
